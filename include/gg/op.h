@@ -1,0 +1,187 @@
+// The gg operator descriptor: which grouped GEMM to compile, for which target.
+//
+// A descriptor fixes everything a kernel is specialised on (layout, scaling, B layout,
+// FP8 flavour, the static extents N, K and G, the tile configuration, the target). The
+// grouped extent (total rows, or the slab height M) stays a runtime value.
+//
+// This header is pure C with no MLIR: the runtime uses it too.
+#ifndef GG_OP_H_
+#define GG_OP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gg/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// How groups split the problem; one per upstream operator (see docs/semantics.md).
+typedef enum gg_layout {
+  GG_LAYOUT_SIZES = 0,   // f8f8bf16_rowwise_grouped_stacked: M packed, int64 counts
+  GG_LAYOUT_OFFSETS,     // f8f8bf16_rowwise_grouped_mm 2D-3D: M packed, int32 prefix ends
+  GG_LAYOUT_PADDED,      // f8f8bf16_rowwise_grouped_dynamic: a slab of M rows per group
+  GG_LAYOUT_BATCHED,     // f8f8bf16_rowwise_grouped_mm 3D-3D: plain batch, no metadata
+  GG_LAYOUT_N_OFFSETS,   // f8f8bf16_rowwise_grouped_mm 3D-2D: groups split N
+  GG_LAYOUT_K_OFFSETS,   // f8f8bf16_rowwise_grouped_mm 2D-2D: groups split K
+  GG_LAYOUT_COUNT
+} gg_layout;
+
+typedef enum gg_scaling {
+  GG_SCALING_ROWWISE = 0,  // one scale per row of A and per column of B, after the K loop
+  GG_SCALING_BLOCKWISE,    // 1x128 blocks of A, 128x128 blocks of B, inside the K loop
+  GG_SCALING_COUNT
+} gg_scaling;
+
+typedef enum gg_b_layout {
+  GG_B_PLAIN = 0,     // [.., N, K] row-major
+  GG_B_PRESHUFFLED,   // MFMA B-preshuffle: 16x64 fragments in 1 KiB blocks
+  GG_B_LAYOUT_COUNT
+} gg_b_layout;
+
+typedef enum gg_fp8 {
+  GG_FP8_E4M3FN = 0,  // OCP: bias 7, max 448, NaN S.1111.111 (gfx950, NVIDIA)
+  GG_FP8_E4M3FNUZ,    // bias 8, max 240, NaN 0x80, no -0 (gfx942)
+  GG_FP8_COUNT
+} gg_fp8;
+
+typedef enum gg_target {
+  GG_TARGET_HOST = 0,  // the CPU this runs on
+  GG_TARGET_GFX942,    // MI300
+  GG_TARGET_GFX950,    // MI350
+  GG_TARGET_COUNT
+} gg_target;
+
+typedef enum gg_loop_form {
+  GG_LOOP_ROLLED = 0,  // prefetching loop with a peeled last tile; code size flat in K
+  GG_LOOP_UNROLLED,    // fully unrolled (static K only)
+  GG_LOOP_FORM_COUNT
+} gg_loop_form;
+
+typedef struct gg_tile_config {
+  int32_t m, n, k;       // tile extents; all zero selects the default
+  int32_t waves_per_eu;  // 0: the compiler decides
+  gg_loop_form loop;
+} gg_tile_config;
+
+typedef struct gg_op_desc {
+  gg_layout layout;
+  gg_scaling scaling;
+  gg_b_layout b_layout;
+  gg_fp8 fp8;
+  int64_t n;  // output columns (total N under n_offsets)
+  int64_t k;  // reduction extent (total K under k_offsets)
+  int64_t g;  // groups
+  gg_tile_config tile;
+  gg_target target;
+} gg_op_desc;
+
+// The upstream operator a layout serves, and the ranks of its A and B.
+typedef enum gg_op_kind { GG_OP_STACKED = 0, GG_OP_DYNAMIC, GG_OP_MM, GG_OP_KIND_COUNT } gg_op_kind;
+typedef enum gg_ranks {
+  GG_RANKS_2D3D = 0, GG_RANKS_3D3D, GG_RANKS_3D2D, GG_RANKS_2D2D, GG_RANKS_COUNT
+} gg_ranks;
+
+gg_layout gg_layout_of_op(gg_op_kind op, gg_ranks ranks);
+
+// The default tile configuration (128x128x128, waves_per_eu 2, rolled).
+gg_tile_config gg_tile_config_default(void);
+
+// Returns desc with a zero tile replaced by the default.
+gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc);
+
+// Checks the descriptor against the contract (extents, tile candidates, blockwise block
+// multiples, FP8 flavour of the target, preshuffled-B restrictions). The message names
+// the rule that is broken.
+gg_status gg_op_desc_validate(const gg_op_desc* desc);
+
+// A name for the kernel that encodes every specialisation, e.g.
+// "gg_sizes_rowwise_plain_e4m3fn_n256_k512_g4_t128x128x128_w2_rolled_host".
+void gg_op_desc_kernel_name(const gg_op_desc* desc, char* buffer, size_t size);
+
+// Names, and their inverses (which return -1 for an unknown name).
+const char* gg_layout_name(gg_layout layout);
+const char* gg_scaling_name(gg_scaling scaling);
+const char* gg_b_layout_name(gg_b_layout b_layout);
+const char* gg_fp8_name(gg_fp8 fp8);
+const char* gg_target_name(gg_target target);
+const char* gg_loop_form_name(gg_loop_form loop);
+int gg_layout_from_name(const char* name);
+int gg_scaling_from_name(const char* name);
+int gg_b_layout_from_name(const char* name);
+int gg_fp8_from_name(const char* name);
+int gg_target_from_name(const char* name);
+int gg_loop_form_from_name(const char* name);
+
+// ---------------------------------------------------------------------------------------
+// Operands. Every op takes A, B, a_scale, b_scale, group metadata (absent for batched)
+// and the output, in this order.
+typedef enum gg_operand {
+  GG_OPERAND_A = 0,
+  GG_OPERAND_B,
+  GG_OPERAND_A_SCALE,
+  GG_OPERAND_B_SCALE,
+  GG_OPERAND_META,
+  GG_OPERAND_OUT,
+  GG_OPERAND_COUNT
+} gg_operand;
+
+typedef enum gg_dtype {
+  GG_DTYPE_FP8 = 0,  // the descriptor's FP8 flavour
+  GG_DTYPE_F32,
+  GG_DTYPE_BF16,
+  GG_DTYPE_I32,
+  GG_DTYPE_I64,
+} gg_dtype;
+
+#define GG_DYNAMIC (-1)
+
+typedef struct gg_operand_shape {
+  int present;       // 0 for the metadata of the batched layout
+  int rank;
+  int64_t dims[3];   // GG_DYNAMIC where the grouped extent enters and m was GG_DYNAMIC
+  gg_dtype dtype;
+} gg_operand_shape;
+
+// The shape of an operand. `m` is the grouped extent: total rows for sizes and offsets,
+// the slab height M for padded, batched and n_offsets, the rows of A for k_offsets.
+// Pass GG_DYNAMIC to get the symbolic shape that kernels are compiled for.
+gg_operand_shape gg_operand_shape_of(const gg_op_desc* desc, gg_operand operand, int64_t m);
+int64_t gg_operand_shape_numel(const gg_operand_shape* shape);
+size_t gg_dtype_size(gg_dtype dtype);
+const char* gg_operand_name(gg_operand operand);
+
+// Which operand dimension carries m (the extent a launch reads from its tensors).
+void gg_grouped_extent_source(const gg_op_desc* desc, gg_operand* operand, int* dim);
+
+// ---------------------------------------------------------------------------------------
+// Launch grid: extent = addend + (uses_m ? m : constant) / divisor (rounded up when ceil).
+// One rule serves the runtime (which computes the grid) and gg-tile (which emits it).
+typedef struct gg_grid_dim_rule {
+  int uses_m;
+  int64_t constant;
+  int64_t divisor;
+  int ceil;
+  int64_t addend;
+} gg_grid_dim_rule;
+
+void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
+int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
+
+// ---------------------------------------------------------------------------------------
+// Launch rules shared by every backend: with a zero extent (m, N, K or G) nothing is
+// launched and the output is zero-filled; padded with zeroing zero-fills the output
+// before the kernel writes the valid rows.
+typedef struct gg_launch_plan {
+  int launch;
+  int zero_output;
+} gg_launch_plan;
+
+gg_launch_plan gg_launch_plan_of(const gg_op_desc* desc, int64_t m, int zeroing);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_OP_H_

@@ -1,0 +1,327 @@
+// The operator descriptor: names, defaults, validation, operand shapes and grid rules.
+#include <stdio.h>
+#include <string.h>
+
+#include "gg/op.h"
+
+static const char* const layout_names[GG_LAYOUT_COUNT] = {
+    "sizes", "offsets", "padded", "batched", "n_offsets", "k_offsets"};
+static const char* const scaling_names[GG_SCALING_COUNT] = {"rowwise", "blockwise"};
+static const char* const b_layout_names[GG_B_LAYOUT_COUNT] = {"plain", "preshuffled"};
+static const char* const fp8_names[GG_FP8_COUNT] = {"e4m3fn", "e4m3fnuz"};
+static const char* const target_names[GG_TARGET_COUNT] = {"host", "gfx942", "gfx950"};
+static const char* const loop_names[GG_LOOP_FORM_COUNT] = {"rolled", "unrolled"};
+static const char* const operand_names[GG_OPERAND_COUNT] = {"A", "B", "a_scale", "b_scale",
+                                                            "group metadata", "out"};
+
+#define NAME_OF(table, value, count) ((unsigned)(value) < (count) ? (table)[value] : "?")
+
+static int index_of(const char* const* table, int count, const char* name) {
+  for (int i = 0; name && i < count; ++i)
+    if (strcmp(table[i], name) == 0) return i;
+  return -1;
+}
+
+const char* gg_layout_name(gg_layout v) { return NAME_OF(layout_names, v, GG_LAYOUT_COUNT); }
+const char* gg_scaling_name(gg_scaling v) { return NAME_OF(scaling_names, v, GG_SCALING_COUNT); }
+const char* gg_b_layout_name(gg_b_layout v) {
+  return NAME_OF(b_layout_names, v, GG_B_LAYOUT_COUNT);
+}
+const char* gg_fp8_name(gg_fp8 v) { return NAME_OF(fp8_names, v, GG_FP8_COUNT); }
+const char* gg_target_name(gg_target v) { return NAME_OF(target_names, v, GG_TARGET_COUNT); }
+const char* gg_loop_form_name(gg_loop_form v) {
+  return NAME_OF(loop_names, v, GG_LOOP_FORM_COUNT);
+}
+const char* gg_operand_name(gg_operand v) {
+  return NAME_OF(operand_names, v, GG_OPERAND_COUNT);
+}
+
+int gg_layout_from_name(const char* n) { return index_of(layout_names, GG_LAYOUT_COUNT, n); }
+int gg_scaling_from_name(const char* n) { return index_of(scaling_names, GG_SCALING_COUNT, n); }
+int gg_b_layout_from_name(const char* n) {
+  return index_of(b_layout_names, GG_B_LAYOUT_COUNT, n);
+}
+int gg_fp8_from_name(const char* n) { return index_of(fp8_names, GG_FP8_COUNT, n); }
+int gg_target_from_name(const char* n) { return index_of(target_names, GG_TARGET_COUNT, n); }
+int gg_loop_form_from_name(const char* n) {
+  return index_of(loop_names, GG_LOOP_FORM_COUNT, n);
+}
+
+gg_layout gg_layout_of_op(gg_op_kind op, gg_ranks ranks) {
+  if (op == GG_OP_STACKED) return GG_LAYOUT_SIZES;
+  if (op == GG_OP_DYNAMIC) return GG_LAYOUT_PADDED;
+  switch (ranks) {
+    case GG_RANKS_3D3D: return GG_LAYOUT_BATCHED;
+    case GG_RANKS_3D2D: return GG_LAYOUT_N_OFFSETS;
+    case GG_RANKS_2D2D: return GG_LAYOUT_K_OFFSETS;
+    default: return GG_LAYOUT_OFFSETS;
+  }
+}
+
+gg_tile_config gg_tile_config_default(void) {
+  gg_tile_config tile = {128, 128, 128, 2, GG_LOOP_ROLLED};
+  return tile;
+}
+
+gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
+  gg_op_desc resolved = *desc;
+  if (resolved.tile.m == 0 && resolved.tile.n == 0 && resolved.tile.k == 0) {
+    gg_tile_config tile = gg_tile_config_default();
+    tile.loop = desc->tile.loop;
+    if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
+    resolved.tile = tile;
+  }
+  return resolved;
+}
+
+static int is_one_of(int32_t value, const int32_t* set, int count) {
+  for (int i = 0; i < count; ++i)
+    if (set[i] == value) return 1;
+  return 0;
+}
+
+static int group_owns_whole_b(gg_layout layout) {
+  return layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_OFFSETS ||
+         layout == GG_LAYOUT_PADDED || layout == GG_LAYOUT_BATCHED;
+}
+
+gg_status gg_op_desc_validate(const gg_op_desc* in) {
+  if (!in) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor is NULL");
+  if ((unsigned)in->layout >= GG_LAYOUT_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)in->layout);
+  if ((unsigned)in->scaling >= GG_SCALING_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown scaling %d", (int)in->scaling);
+  if ((unsigned)in->b_layout >= GG_B_LAYOUT_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown B layout %d", (int)in->b_layout);
+  if ((unsigned)in->fp8 >= GG_FP8_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown FP8 flavour %d", (int)in->fp8);
+  if ((unsigned)in->target >= GG_TARGET_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown target %d", (int)in->target);
+  if ((unsigned)in->tile.loop >= GG_LOOP_FORM_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown loop form %d", (int)in->tile.loop);
+
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  const char* layout = gg_layout_name(d.layout);
+  if (d.n < 0 || d.k < 0 || d.g < 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "extents must not be negative (N=%lld K=%lld G=%lld)",
+                          (long long)d.n, (long long)d.k, (long long)d.g);
+  if (d.n > INT32_MAX || d.k > INT32_MAX || d.g > INT32_MAX)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "extents must fit in 32 bits (N=%lld K=%lld G=%lld)",
+                          (long long)d.n, (long long)d.k, (long long)d.g);
+  // Vector width: 16-byte loads along K, 8-column (16-byte) bf16 stores along N.
+  if (d.k % 16 != 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "K must be a multiple of 16 (the 16-byte load width), got %lld",
+                          (long long)d.k);
+  if (d.layout != GG_LAYOUT_N_OFFSETS && d.n % 8 != 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "N must be a multiple of 8 (the 16-byte store width), got %lld",
+                          (long long)d.n);
+
+  static const int32_t tile_mn[] = {64, 128, 256};
+  static const int32_t tile_k[] = {128, 256};
+  if (!is_one_of(d.tile.m, tile_mn, 3) || !is_one_of(d.tile.n, tile_mn, 3) ||
+      !is_one_of(d.tile.k, tile_k, 2))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "tile %dx%dx%d is not a candidate: tile_m and tile_n must be 64, 128 "
+                          "or 256, tile_k 128 or 256",
+                          d.tile.m, d.tile.n, d.tile.k);
+  if (d.tile.waves_per_eu < 0 || d.tile.waves_per_eu > 8)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "waves_per_eu must be between 0 (compiler decides) and 8, got %d",
+                          d.tile.waves_per_eu);
+
+  if (d.scaling == GG_SCALING_BLOCKWISE) {
+    if (d.k % 128 != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "blockwise scaling needs K to be a multiple of 128 (scale_block_k), "
+                            "got %lld",
+                            (long long)d.k);
+    if (d.n % 128 != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "blockwise scaling needs N to be a multiple of 128 (scale_block_n), "
+                            "got %lld",
+                            (long long)d.n);
+  }
+
+  if (d.target == GG_TARGET_GFX942 && d.fp8 != GG_FP8_E4M3FNUZ)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "gfx942 takes float8_e4m3fnuz operands, not %s", gg_fp8_name(d.fp8));
+  if (d.target == GG_TARGET_GFX950 && d.fp8 != GG_FP8_E4M3FN)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "gfx950 takes float8_e4m3fn operands, not %s", gg_fp8_name(d.fp8));
+
+  if (d.b_layout == GG_B_PRESHUFFLED) {
+    if (!group_owns_whole_b(d.layout))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "preshuffled B needs each group to own a whole [N, K] matrix; the "
+                            "%s layout groups along %s, which the shuffle interleaves across "
+                            "the whole matrix",
+                            layout, d.layout == GG_LAYOUT_N_OFFSETS ? "N" : "K");
+    if (d.n % d.tile.n != 0 || d.k % d.tile.k != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "preshuffled B needs N and K divisible by tile_n and tile_k "
+                            "(N=%lld K=%lld tile %dx%d)",
+                            (long long)d.n, (long long)d.k, d.tile.n, d.tile.k);
+  }
+  if (d.tile.loop == GG_LOOP_UNROLLED && d.layout == GG_LAYOUT_K_OFFSETS)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "the k_offsets layout cannot be unrolled: its K trip count is a "
+                          "runtime value");
+  return GG_OK;
+}
+
+void gg_op_desc_kernel_name(const gg_op_desc* in, char* buffer, size_t size) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  snprintf(buffer, size, "gg_%s_%s_%s_%s_n%lld_k%lld_g%lld_t%dx%dx%d_w%d_%s_%s",
+           gg_layout_name(d.layout), gg_scaling_name(d.scaling), gg_b_layout_name(d.b_layout),
+           gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m,
+           d.tile.n, d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop),
+           gg_target_name(d.target));
+}
+
+// ---------------------------------------------------------------------------------------
+// Operand shapes (docs/semantics.md has the table).
+
+static gg_operand_shape shape1(int64_t d0, gg_dtype t) {
+  gg_operand_shape s = {1, 1, {d0, 0, 0}, t};
+  return s;
+}
+static gg_operand_shape shape2(int64_t d0, int64_t d1, gg_dtype t) {
+  gg_operand_shape s = {1, 2, {d0, d1, 0}, t};
+  return s;
+}
+static gg_operand_shape shape3(int64_t d0, int64_t d1, int64_t d2, gg_dtype t) {
+  gg_operand_shape s = {1, 3, {d0, d1, d2}, t};
+  return s;
+}
+
+// m times c, staying symbolic when m is.
+static int64_t times(int64_t m, int64_t c) { return m == GG_DYNAMIC ? GG_DYNAMIC : m * c; }
+
+static int a_is_3d(gg_layout layout) {
+  return layout == GG_LAYOUT_PADDED || layout == GG_LAYOUT_BATCHED ||
+         layout == GG_LAYOUT_N_OFFSETS;
+}
+
+gg_operand_shape gg_operand_shape_of(const gg_op_desc* d, gg_operand operand, int64_t m) {
+  const int64_t n = d->n, k = d->k, g = d->g, kb = d->k / 128, nb = d->n / 128;
+  const int blockwise = d->scaling == GG_SCALING_BLOCKWISE;
+  const gg_layout layout = d->layout;
+  const int n_split = layout == GG_LAYOUT_N_OFFSETS, k_split = layout == GG_LAYOUT_K_OFFSETS;
+  switch (operand) {
+    case GG_OPERAND_A:
+      return a_is_3d(layout) ? shape3(g, m, k, GG_DTYPE_FP8) : shape2(m, k, GG_DTYPE_FP8);
+    case GG_OPERAND_B:
+      return (n_split || k_split) ? shape2(n, k, GG_DTYPE_FP8) : shape3(g, n, k, GG_DTYPE_FP8);
+    case GG_OPERAND_A_SCALE:
+      if (blockwise) {
+        if (layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_OFFSETS)
+          return shape1(times(m, kb), GG_DTYPE_F32);
+        if (k_split) return shape2(kb, m, GG_DTYPE_F32);
+        return shape3(g, kb, m, GG_DTYPE_F32);
+      }
+      if (k_split) return shape1(times(m, g), GG_DTYPE_F32);
+      return a_is_3d(layout) ? shape2(g, m, GG_DTYPE_F32) : shape1(m, GG_DTYPE_F32);
+    case GG_OPERAND_B_SCALE:
+      if (blockwise)
+        return (n_split || k_split) ? shape2(kb, nb, GG_DTYPE_F32)
+                                    : shape3(g, kb, nb, GG_DTYPE_F32);
+      if (n_split) return shape1(n, GG_DTYPE_F32);
+      if (k_split) return shape1(g * n, GG_DTYPE_F32);
+      return shape2(g, n, GG_DTYPE_F32);
+    case GG_OPERAND_META:
+      if (layout == GG_LAYOUT_BATCHED) {
+        gg_operand_shape none = {0, 0, {0, 0, 0}, GG_DTYPE_I32};
+        return none;
+      }
+      return shape1(g, (layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_PADDED)
+                           ? GG_DTYPE_I64
+                           : GG_DTYPE_I32);
+    case GG_OPERAND_OUT:
+      if (layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_OFFSETS || n_split)
+        return shape2(m, n, GG_DTYPE_BF16);
+      return shape3(g, m, n, GG_DTYPE_BF16);
+    default: {
+      gg_operand_shape none = {0, 0, {0, 0, 0}, GG_DTYPE_I32};
+      return none;
+    }
+  }
+}
+
+int64_t gg_operand_shape_numel(const gg_operand_shape* shape) {
+  int64_t numel = 1;
+  for (int i = 0; i < shape->rank; ++i) {
+    if (shape->dims[i] == GG_DYNAMIC) return GG_DYNAMIC;
+    numel *= shape->dims[i];
+  }
+  return shape->present ? numel : 0;
+}
+
+size_t gg_dtype_size(gg_dtype dtype) {
+  switch (dtype) {
+    case GG_DTYPE_FP8: return 1;
+    case GG_DTYPE_BF16: return 2;
+    case GG_DTYPE_F32:
+    case GG_DTYPE_I32: return 4;
+    case GG_DTYPE_I64: return 8;
+  }
+  return 0;
+}
+
+void gg_grouped_extent_source(const gg_op_desc* d, gg_operand* operand, int* dim) {
+  *operand = GG_OPERAND_A;
+  *dim = a_is_3d(d->layout) ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Grid rules. Packed layouts bound their M tiles by total/tile_m + G: each group wastes at
+// most one partial tile, so no launch needs to read the metadata on the host.
+
+static gg_grid_dim_rule rule_const(int64_t value, int64_t divisor, int ceil, int64_t addend) {
+  gg_grid_dim_rule r = {0, value, divisor, ceil, addend};
+  return r;
+}
+static gg_grid_dim_rule rule_m(int64_t divisor, int ceil, int64_t addend) {
+  gg_grid_dim_rule r = {1, 0, divisor, ceil, addend};
+  return r;
+}
+
+void gg_grid_rules(const gg_op_desc* in, gg_grid_dim_rule rules[3]) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  const int64_t tm = d.tile.m, tn = d.tile.n;
+  switch (d.layout) {
+    case GG_LAYOUT_SIZES:
+    case GG_LAYOUT_OFFSETS:
+      rules[0] = rule_const(d.n, tn, 1, 0);
+      rules[1] = rule_m(tm, 0, d.g);
+      rules[2] = rule_const(1, 1, 0, 0);
+      break;
+    case GG_LAYOUT_N_OFFSETS:
+      rules[0] = rule_const(d.n, tn, 0, d.g);
+      rules[1] = rule_m(tm, 1, 0);
+      rules[2] = rule_const(1, 1, 0, 0);
+      break;
+    default:  // padded, batched, k_offsets: one z slice per group
+      rules[0] = rule_const(d.n, tn, 1, 0);
+      rules[1] = rule_m(tm, 1, 0);
+      rules[2] = rule_const(d.g, 1, 0, 0);
+      break;
+  }
+}
+
+int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m) {
+  int64_t x = rule->uses_m ? m : rule->constant;
+  int64_t q = rule->ceil ? (x + rule->divisor - 1) / rule->divisor : x / rule->divisor;
+  return q + rule->addend;
+}
+
+gg_launch_plan gg_launch_plan_of(const gg_op_desc* d, int64_t m, int zeroing) {
+  gg_launch_plan plan;
+  int empty = m == 0 || d->n == 0 || d->k == 0 || d->g == 0;
+  plan.launch = !empty;
+  plan.zero_output = empty || (d->layout == GG_LAYOUT_PADDED && zeroing);
+  return plan;
+}

@@ -1,0 +1,191 @@
+// Problem construction: validation of the group extents and seeded input data.
+#include "tests/reference/problem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/reference/numerics.h"
+
+uint64_t gg_rng_next(gg_rng* rng) {
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int64_t gg_rng_range(gg_rng* rng, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  return lo + (int64_t)(gg_rng_next(rng) % span);
+}
+
+uint64_t gg_hash_bytes(const void* data, size_t size) {
+  const unsigned char* p = data;
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 0x100000001B3ull;
+  }
+  return h;
+}
+
+void gg_poison_bf16(uint16_t* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = GG_POISON_BF16;
+}
+
+// A random finite FP8 code.
+static uint8_t random_fp8(gg_rng* rng, gg_fp8 flavour) {
+  for (;;) {
+    uint8_t byte = (uint8_t)gg_rng_next(rng);
+    if (!isnan(gg_fp8_decode(flavour, byte))) return byte;
+  }
+}
+
+// Exact data: mostly zeros and +-1, some +-2 when K is short enough that no partial sum
+// can reach 2^12 (docs/semantics.md, "exact data").
+static uint8_t exact_fp8(gg_rng* rng, gg_fp8 flavour, int64_t k) {
+  uint64_t r = gg_rng_next(rng) % 16;
+  float value = 0.0f;
+  if (k <= 1024) {
+    if (r < 6) value = 1.0f;
+    else if (r < 12) value = -1.0f;
+    else if (r == 12) value = 2.0f;
+    else if (r == 13) value = -2.0f;
+  } else {
+    if (r < 2) value = 1.0f;
+    else if (r < 4) value = -1.0f;
+  }
+  return gg_fp8_encode(flavour, value);
+}
+
+static float random_scale(gg_rng* rng, gg_data_kind data) {
+  if (data == GG_DATA_EXACT) return ldexpf(1.0f, (int)gg_rng_range(rng, -2, 2));
+  double unit = (double)(gg_rng_next(rng) >> 11) / 9007199254740992.0;  // [0, 1)
+  return (float)ldexp(1.0 + unit, (int)gg_rng_range(rng, -4, 1));
+}
+
+static int64_t sum_of(const int64_t* values, int64_t count) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < count; ++i) sum += values[i];
+  return sum;
+}
+
+static int64_t max_of(const int64_t* values, int64_t count) {
+  int64_t max = 0;
+  for (int64_t i = 0; i < count; ++i) max = values[i] > max ? values[i] : max;
+  return max;
+}
+
+static gg_status check_extents(const gg_problem_spec* spec, int64_t m) {
+  const gg_op_desc* d = &spec->desc;
+  for (int64_t g = 0; g < d->g; ++g)
+    if (spec->extents[g] < 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "group %lld has a negative extent %lld",
+                            (long long)g, (long long)spec->extents[g]);
+  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "M must not be negative");
+  if (d->layout == GG_LAYOUT_BATCHED)
+    for (int64_t g = 0; g < d->g; ++g)
+      if (spec->extents[g] != m)
+        return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                              "3D-3D has no group sizes: every group extent must equal M=%lld",
+                              (long long)m);
+  return GG_OK;
+}
+
+// Fills the metadata operand from the extents.
+static void fill_meta(gg_problem* p, const int64_t* extents) {
+  const gg_operand_shape* s = &p->shapes[GG_OPERAND_META];
+  if (!s->present) return;
+  int64_t running = 0;
+  for (int64_t g = 0; g < p->desc.g; ++g) {
+    running += extents[g];
+    int64_t value = (p->desc.layout == GG_LAYOUT_SIZES || p->desc.layout == GG_LAYOUT_PADDED)
+                        ? extents[g]
+                        : running;  // inclusive prefix sums
+    if (s->dtype == GG_DTYPE_I64) ((int64_t*)p->buffers[GG_OPERAND_META])[g] = value;
+    else ((int32_t*)p->buffers[GG_OPERAND_META])[g] = (int32_t)value;
+  }
+}
+
+// Odd groups along a split axis get a positive constant (see alternate_constant).
+static void fill_alternate_constant(gg_problem* p, const int64_t* extents) {
+  const gg_op_desc* d = &p->desc;
+  uint8_t one = gg_fp8_encode(d->fp8, p->data == GG_DATA_EXACT ? 1.0f : 0.75f);
+  uint8_t* a = p->buffers[GG_OPERAND_A];
+  uint8_t* b = p->buffers[GG_OPERAND_B];
+  int64_t start = 0;
+  for (int64_t g = 0; g < d->g; ++g) {
+    int64_t end = start + extents[g];
+    if (g % 2 == 1) {
+      if (d->layout == GG_LAYOUT_K_OFFSETS) {
+        for (int64_t k = start; k < end && k < d->k; ++k) {
+          for (int64_t r = 0; r < p->m; ++r) a[r * d->k + k] = one;
+          for (int64_t c = 0; c < d->n; ++c) b[c * d->k + k] = one;
+        }
+      } else if (d->layout == GG_LAYOUT_N_OFFSETS) {
+        for (int64_t c = start; c < end && c < d->n; ++c) memset(b + c * d->k, one, (size_t)d->k);
+      }
+    }
+    start = end;
+  }
+}
+
+gg_status gg_problem_create(const gg_problem_spec* spec, gg_problem** out_problem) {
+  *out_problem = NULL;
+  GG_RETURN_IF_ERROR(gg_op_desc_validate(&spec->desc));
+  gg_op_desc d = gg_op_desc_with_defaults(&spec->desc);
+  if (d.g > 0 && !spec->extents)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "group extents are missing");
+
+  int64_t m = spec->m;
+  if (m == GG_DYNAMIC) {
+    switch (d.layout) {
+      case GG_LAYOUT_SIZES:
+      case GG_LAYOUT_OFFSETS: m = sum_of(spec->extents, d.g); break;
+      case GG_LAYOUT_PADDED:
+      case GG_LAYOUT_BATCHED: m = max_of(spec->extents, d.g); break;
+      default: m = 128; break;
+    }
+  }
+  GG_RETURN_IF_ERROR(check_extents(spec, m));
+
+  gg_problem* p = calloc(1, sizeof *p);
+  if (!p) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  p->desc = d;
+  p->m = m;
+  p->zeroing = spec->zeroing;
+  p->data = spec->data;
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    p->shapes[i] = gg_operand_shape_of(&d, (gg_operand)i, m);
+    if (!p->shapes[i].present) continue;
+    p->bytes[i] = (size_t)gg_operand_shape_numel(&p->shapes[i]) * gg_dtype_size(p->shapes[i].dtype);
+    p->buffers[i] = malloc(p->bytes[i] ? p->bytes[i] : 1);
+    if (!p->buffers[i]) {
+      gg_problem_destroy(p);
+      return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory for %s (%zu bytes)",
+                            gg_operand_name((gg_operand)i), p->bytes[i]);
+    }
+  }
+
+  gg_rng rng = {spec->seed * 0x2545F4914F6CDD1Dull + 1};
+  for (int i = GG_OPERAND_A; i <= GG_OPERAND_B; ++i) {
+    uint8_t* bytes = p->buffers[i];
+    for (size_t j = 0; j < p->bytes[i]; ++j)
+      bytes[j] = spec->data == GG_DATA_EXACT ? exact_fp8(&rng, d.fp8, d.k) : random_fp8(&rng, d.fp8);
+  }
+  for (int i = GG_OPERAND_A_SCALE; i <= GG_OPERAND_B_SCALE; ++i) {
+    float* scales = p->buffers[i];
+    for (size_t j = 0; j < p->bytes[i] / sizeof(float); ++j)
+      scales[j] = random_scale(&rng, spec->data);
+  }
+  fill_meta(p, spec->extents);
+  if (spec->alternate_constant) fill_alternate_constant(p, spec->extents);
+  *out_problem = p;
+  return GG_OK;
+}
+
+void gg_problem_destroy(gg_problem* p) {
+  if (!p) return;
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) free(p->buffers[i]);
+  free(p);
+}

@@ -1,0 +1,230 @@
+// The reference operators, written from the per-layout formulas of docs/semantics.md.
+#include "tests/reference/reference.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tests/reference/numerics.h"
+
+typedef struct reference {
+  const gg_problem* p;
+  const uint8_t* a;
+  const uint8_t* b;
+  const float* sa;
+  const float* sb;
+  int64_t n, k, g, m, kb, nb;
+  int blockwise;
+  uint16_t* out;
+  double* bound;
+} reference;
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static int64_t meta_at(const gg_problem* p, int64_t g) {
+  const void* meta = p->buffers[GG_OPERAND_META];
+  return p->shapes[GG_OPERAND_META].dtype == GG_DTYPE_I64 ? ((const int64_t*)meta)[g]
+                                                          : ((const int32_t*)meta)[g];
+}
+
+// The range [*begin, *end) group g covers along an axis of `total` elements, from the
+// counts (sizes) or the inclusive prefix ends (offsets), clamped to the axis.
+static void group_range(const gg_problem* p, int64_t g, int counts, int64_t total,
+                        int64_t* begin, int64_t* end) {
+  int64_t start = 0, stop;
+  if (counts) {
+    for (int64_t i = 0; i < g; ++i) {
+      int64_t c = meta_at(p, i);
+      start += c > 0 ? c : 0;
+    }
+    int64_t c = meta_at(p, g);
+    stop = start + (c > 0 ? c : 0);
+  } else {
+    start = g > 0 ? meta_at(p, g - 1) : 0;
+    stop = meta_at(p, g);
+  }
+  *begin = clamp64(start, 0, total);
+  *end = clamp64(stop, *begin, total);
+}
+
+static double dot(const reference* r, const uint8_t* a_row, const uint8_t* b_row, int64_t k0,
+                  int64_t k1, double* abs_sum) {
+  double sum = 0.0, abs = 0.0;
+  for (int64_t k = k0; k < k1; ++k) {
+    double product = (double)gg_fp8_decode(r->p->desc.fp8, a_row[k]) *
+                     (double)gg_fp8_decode(r->p->desc.fp8, b_row[k]);
+    sum += product;
+    abs += fabs(product);
+  }
+  *abs_sum = abs;
+  return sum;
+}
+
+// One output element. Rowwise: the dot product over [k0, k1) times sa[xs] and sb[ws].
+// Blockwise: per 128-wide K block kb meeting [k0, k1), the block's partial sum times
+// sa[xs + kb xs_stride] and sb[ws + kb ws_stride].
+static void element(const reference* r, const uint8_t* a_row, const uint8_t* b_row, int64_t k0,
+                    int64_t k1, int64_t xs, int64_t xs_stride, int64_t ws, int64_t ws_stride,
+                    int64_t out_index) {
+  double value = 0.0, bound = 0.0, abs;
+  if (!r->blockwise) {
+    double scale = (double)r->sa[xs] * (double)r->sb[ws];
+    value = dot(r, a_row, b_row, k0, k1, &abs) * scale;
+    bound = abs * fabs(scale);
+  } else {
+    for (int64_t kb = k0 / 128; kb * 128 < k1; ++kb) {
+      int64_t lo = kb * 128 > k0 ? kb * 128 : k0, hi = (kb + 1) * 128 < k1 ? (kb + 1) * 128 : k1;
+      if (lo >= hi) continue;
+      double scale = (double)r->sa[xs + kb * xs_stride] * (double)r->sb[ws + kb * ws_stride];
+      value += dot(r, a_row, b_row, lo, hi, &abs) * scale;
+      bound += abs * fabs(scale);
+    }
+  }
+  r->out[out_index] = gg_bf16_from_double(value);
+  if (r->bound) r->bound[out_index] = bound;
+}
+
+// Stacked (sizes) and 2D-3D (offsets): group g owns rows [s, e) of A and of the output.
+static void run_packed_m(const reference* r, int counts) {
+  for (int64_t g = 0; g < r->g; ++g) {
+    int64_t s, e;
+    group_range(r->p, g, counts, r->m, &s, &e);
+    for (int64_t row = s; row < e; ++row)
+      for (int64_t n = 0; n < r->n; ++n) {
+        const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
+        if (r->blockwise)  // per-group block of x_scale: [K/128, M_g] at s K/128
+          element(r, r->a + row * r->k, b_row, 0, r->k, s * r->kb + (row - s), e - s,
+                  g * r->kb * r->nb + n / 128, r->nb, row * r->n + n);
+        else
+          element(r, r->a + row * r->k, b_row, 0, r->k, row, 0, g * r->n + n, 0, row * r->n + n);
+      }
+  }
+}
+
+// Dynamic (padded) and 3D-3D (batched): a slab of M rows per group, the first `valid`.
+static void run_slabs(const reference* r, int padded) {
+  for (int64_t g = 0; g < r->g; ++g) {
+    int64_t valid = padded ? clamp64(meta_at(r->p, g), 0, r->m) : r->m;
+    for (int64_t row = 0; row < r->m; ++row)
+      for (int64_t n = 0; n < r->n; ++n) {
+        int64_t o = (g * r->m + row) * r->n + n;
+        if (row >= valid) {
+          if (r->p->zeroing) r->out[o] = 0;
+          continue;
+        }
+        const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
+        const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
+        if (r->blockwise)
+          element(r, a_row, b_row, 0, r->k, g * r->kb * r->m + row, r->m,
+                  g * r->kb * r->nb + n / 128, r->nb, o);
+        else
+          element(r, a_row, b_row, 0, r->k, g * r->m + row, 0, g * r->n + n, 0, o);
+      }
+  }
+}
+
+// 3D-2D (n_offsets): group g owns output columns [s, e) and rows [s, e) of B.
+static void run_split_n(const reference* r) {
+  for (int64_t g = 0; g < r->g; ++g) {
+    int64_t s, e;
+    group_range(r->p, g, 0, r->n, &s, &e);
+    for (int64_t row = 0; row < r->m; ++row)
+      for (int64_t c = s; c < e; ++c) {
+        const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
+        if (r->blockwise)
+          element(r, a_row, r->b + c * r->k, 0, r->k, g * r->kb * r->m + row, r->m, c / 128,
+                  r->nb, row * r->n + c);
+        else
+          element(r, a_row, r->b + c * r->k, 0, r->k, g * r->m + row, 0, c, 0, row * r->n + c);
+      }
+  }
+}
+
+// 2D-2D (k_offsets): group g sums over K range [s, e) into its own output slab.
+static void run_split_k(const reference* r) {
+  for (int64_t g = 0; g < r->g; ++g) {
+    int64_t s, e;
+    group_range(r->p, g, 0, r->k, &s, &e);
+    for (int64_t row = 0; row < r->m; ++row)
+      for (int64_t n = 0; n < r->n; ++n) {
+        int64_t o = (g * r->m + row) * r->n + n;
+        if (r->blockwise)
+          element(r, r->a + row * r->k, r->b + n * r->k, s, e, row, r->m, n / 128, r->nb, o);
+        else
+          element(r, r->a + row * r->k, r->b + n * r->k, s, e, g * r->m + row, 0, g * r->n + n,
+                  0, o);
+      }
+  }
+}
+
+void gg_reference_run(const gg_problem* p, uint16_t* out, double* bound) {
+  reference r = {p,
+                 p->buffers[GG_OPERAND_A],
+                 p->buffers[GG_OPERAND_B],
+                 p->buffers[GG_OPERAND_A_SCALE],
+                 p->buffers[GG_OPERAND_B_SCALE],
+                 p->desc.n,
+                 p->desc.k,
+                 p->desc.g,
+                 p->m,
+                 p->desc.k / 128,
+                 p->desc.n / 128,
+                 p->desc.scaling == GG_SCALING_BLOCKWISE,
+                 out,
+                 bound};
+  int64_t count = gg_operand_shape_numel(&p->shapes[GG_OPERAND_OUT]);
+  if (bound) memset(bound, 0, (size_t)count * sizeof *bound);
+  // Nothing to launch: the output is zero-filled (docs/semantics.md).
+  if (r.m == 0 || r.n == 0 || r.k == 0 || r.g == 0) {
+    memset(out, 0, (size_t)count * sizeof *out);
+    return;
+  }
+  switch (p->desc.layout) {
+    case GG_LAYOUT_SIZES: run_packed_m(&r, 1); break;
+    case GG_LAYOUT_OFFSETS: run_packed_m(&r, 0); break;
+    case GG_LAYOUT_PADDED: run_slabs(&r, 1); break;
+    case GG_LAYOUT_BATCHED: run_slabs(&r, 0); break;
+    case GG_LAYOUT_N_OFFSETS: run_split_n(&r); break;
+    case GG_LAYOUT_K_OFFSETS: run_split_k(&r); break;
+    default: break;
+  }
+}
+
+static double bf16_ulp(uint16_t bits) {
+  float value = gg_bf16_to_float(bits);
+  if (value == 0.0f || isinf(value) || isnan(value)) return ldexp(1.0, -133);
+  int exponent;
+  frexpf(value, &exponent);
+  return ldexp(1.0, (exponent - 8) < -133 ? -133 : exponent - 8);
+}
+
+gg_compare_result gg_compare_outputs(const uint16_t* got, const uint16_t* want,
+                                     const double* bound, int64_t count, int64_t terms,
+                                     int exact) {
+  gg_compare_result res = {count, 0, 0, 0, 0.0, 0, -1};
+  for (int64_t i = 0; i < count; ++i) {
+    int bad = 0;
+    if (want[i] == GG_POISON_BF16 || got[i] == GG_POISON_BF16) {
+      if (got[i] != want[i]) {
+        bad = 1;
+        if (want[i] == GG_POISON_BF16) res.clobbered++;
+        else res.unwritten++;
+      }
+    } else {
+      int32_t ulp = gg_bf16_ulp_distance(got[i], want[i]);
+      double g = gg_bf16_to_float(got[i]), w = gg_bf16_to_float(want[i]);
+      double err = (isnan(g) || isnan(w)) ? (ulp ? INFINITY : 0.0) : fabs(g - w);
+      if (ulp > res.max_ulp) res.max_ulp = ulp;
+      if (err > res.max_abs_err) res.max_abs_err = err;
+      if (exact) {
+        bad = got[i] != want[i] && !(gg_bf16_is_nan(got[i]) && gg_bf16_is_nan(want[i]));
+      } else {
+        double tolerance = bf16_ulp(want[i]) + (double)(terms + 4) * ldexp(1.0, -24) *
+                                                   (bound ? bound[i] : 0.0);
+        bad = ulp > 1 && !(err <= tolerance);
+      }
+      if (bad) res.mismatches++;
+    }
+    if (bad && res.first_bad < 0) res.first_bad = i;
+  }
+  return res;
+}
