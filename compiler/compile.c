@@ -1,0 +1,208 @@
+// The compiler driver: pipelines per stage, emission, and host kernels on MLIR's JIT.
+#include "compiler/compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/context.h"
+#include "compiler/diagnostics.h"
+#include "dialect/dialect.h"
+#include "mlir-c/ExecutionEngine.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Target/LLVMIR.h"
+#include "passes/pass.h"
+
+static const char* const stage_names[GG_STAGE_COUNT] = {"op", "tiles", "target", "llvm-dialect",
+                                                        "llvm"};
+
+const char* gg_stage_name(gg_stage stage) {
+  return (unsigned)stage < GG_STAGE_COUNT ? stage_names[stage] : "?";
+}
+
+int gg_stage_from_name(const char* name) {
+  for (int i = 0; i < GG_STAGE_COUNT; ++i)
+    if (!strcmp(stage_names[i], name)) return i;
+  return -1;
+}
+
+void gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
+  (void)desc;  // one host pipeline; targets plug in here
+  switch (stage) {
+    case GG_STAGE_OP: snprintf(buffer, size, "%s", ""); break;
+    case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
+    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
+    default: snprintf(buffer, size, "gg-to-llvm"); break;
+  }
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+// Builds the module for desc and runs the pipeline up to stage. On failure the status
+// carries the diagnostics.
+static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage stage,
+                                 MlirModule* out_module, char* name, size_t name_size) {
+  GG_RETURN_IF_ERROR(gg_op_desc_validate(in));
+  gg_op_desc desc = gg_op_desc_with_defaults(in);
+  gg_op_desc_kernel_name(&desc, name, name_size);
+  gg_diagnostics diagnostics;
+  gg_diagnostics_attach(&diagnostics, ctx, NULL);
+  MlirModule module = gg_build_module(ctx, &desc, name);
+  char pipeline[4096];
+  gg_pipeline_for(&desc, stage, pipeline, sizeof pipeline);
+  gg_status status = GG_OK;
+  if (pipeline[0]) {
+    MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, gg_str("builtin.module"));
+    status = gg_pipeline_add(mlirPassManagerGetAsOpPassManager(pm), "builtin.module", pipeline);
+    if (!status && mlirLogicalResultIsFailure(
+                       mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
+      status = gg_status_make(GG_STATUS_INTERNAL, "compiling %s failed:\n%s", name,
+                              gg_text_str(&diagnostics.text));
+    mlirPassManagerDestroy(pm);
+  }
+  gg_diagnostics_detach(&diagnostics);
+  if (status) {
+    mlirModuleDestroy(module);
+    return status;
+  }
+  *out_module = module;
+  return GG_OK;
+}
+
+gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) {
+  MlirContext ctx = gg_context_create();
+  if (mlirContextIsNull(ctx))
+    return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
+  MlirModule module;
+  char name[256];
+  gg_status status = build_and_lower(ctx, desc, stage, &module, name, sizeof name);
+  if (!status) {
+    if (stage == GG_STAGE_LLVM_IR) {
+      LLVMContextRef llvm_ctx = LLVMContextCreate();
+      LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llvm_ctx);
+      if (!llvm_module) {
+        status = gg_status_make(GG_STATUS_INTERNAL, "translating %s to LLVM IR failed", name);
+      } else {
+        char* text = LLVMPrintModuleToString(llvm_module);
+        gg_text_printf(out, "%s", text);
+        LLVMDisposeMessage(text);
+        LLVMDisposeModule(llvm_module);
+      }
+      LLVMContextDispose(llvm_ctx);
+    } else {
+      gg_text_operation(out, mlirModuleGetOperation(module));
+      gg_text_printf(out, "\n");
+    }
+    mlirModuleDestroy(module);
+  }
+  mlirContextDestroy(ctx);
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------
+// Host kernels.
+
+struct gg_host_kernel {
+  gg_op_desc desc;
+  MlirContext ctx;
+  MlirExecutionEngine engine;
+  void (*entry)(void**);  // the packed wrapper of _mlir_ciface_<name>
+  double compile_ms;
+};
+
+gg_status gg_host_kernel_create(const gg_op_desc* desc, gg_host_kernel** out) {
+  *out = NULL;
+  double start = now_ms();
+  gg_host_kernel* kernel = calloc(1, sizeof *kernel);
+  if (!kernel) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  kernel->desc = gg_op_desc_with_defaults(desc);
+  kernel->ctx = gg_context_create();
+  if (mlirContextIsNull(kernel->ctx)) {
+    free(kernel);
+    return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
+  }
+  MlirModule module;
+  char name[256];
+  gg_status status = build_and_lower(kernel->ctx, desc, GG_STAGE_LLVM_DIALECT, &module, name,
+                                     sizeof name);
+  if (status) {
+    gg_host_kernel_destroy(kernel);
+    return status;
+  }
+  kernel->engine = mlirExecutionEngineCreate(module, 2, 0, NULL, false, false);
+  mlirModuleDestroy(module);
+  if (mlirExecutionEngineIsNull(kernel->engine)) {
+    gg_host_kernel_destroy(kernel);
+    return gg_status_make(GG_STATUS_INTERNAL, "the JIT could not compile %s", name);
+  }
+  char wrapper[300];
+  snprintf(wrapper, sizeof wrapper, "_mlir_ciface_%s", name);
+  void* entry = mlirExecutionEngineLookupPacked(kernel->engine, gg_str(wrapper));
+  if (!entry) {
+    gg_host_kernel_destroy(kernel);
+    return gg_status_make(GG_STATUS_INTERNAL, "the JIT has no entry point %s", wrapper);
+  }
+  kernel->entry = (void (*)(void**))(uintptr_t)entry;
+  kernel->compile_ms = now_ms() - start;
+  *out = kernel;
+  return GG_OK;
+}
+
+void gg_host_kernel_destroy(gg_host_kernel* kernel) {
+  if (!kernel) return;
+  if (!mlirExecutionEngineIsNull(kernel->engine)) mlirExecutionEngineDestroy(kernel->engine);
+  if (!mlirContextIsNull(kernel->ctx)) mlirContextDestroy(kernel->ctx);
+  free(kernel);
+}
+
+double gg_host_kernel_compile_ms(const gg_host_kernel* kernel) { return kernel->compile_ms; }
+
+// A ranked memref descriptor as the C interface passes it: sizes then strides.
+typedef struct memref_descriptor {
+  void* allocated;
+  void* aligned;
+  int64_t offset;
+  int64_t sizes_and_strides[6];
+} memref_descriptor;
+
+gg_status gg_host_kernel_run(gg_host_kernel* kernel, void* const buffers[GG_OPERAND_COUNT],
+                             int64_t m, int zeroing) {
+  const gg_op_desc* desc = &kernel->desc;
+  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
+  gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
+  gg_operand_shape out_shape = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
+  if (plan.zero_output)
+    memset(buffers[GG_OPERAND_OUT], 0,
+           (size_t)gg_operand_shape_numel(&out_shape) * gg_dtype_size(out_shape.dtype));
+  if (!plan.launch) return GG_OK;
+
+  memref_descriptor descriptors[GG_OPERAND_COUNT];
+  memref_descriptor* pointers[GG_OPERAND_COUNT];
+  void* args[GG_OPERAND_COUNT];
+  int count = 0;
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
+    if (!shape.present) continue;
+    if (!buffers[i])
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+    memref_descriptor* d = &descriptors[count];
+    memset(d, 0, sizeof *d);
+    d->allocated = d->aligned = buffers[i];
+    int64_t stride = 1;
+    for (int r = shape.rank - 1; r >= 0; --r) {
+      d->sizes_and_strides[r] = shape.dims[r];
+      d->sizes_and_strides[shape.rank + r] = stride;
+      stride *= shape.dims[r];
+    }
+    pointers[count] = d;
+    args[count] = &pointers[count];
+    ++count;
+  }
+  kernel->entry(args);
+  return GG_OK;
+}

@@ -1,0 +1,298 @@
+// gg-k-loop{mode=auto|rolled|unrolled}: restructures the canonical K loops of gg-tile
+// (scf.for carrying {gg.loop = "rolled"|"unrolled"}).
+//
+// rolled: the next tile's loads are issued before the current tile computes, and the
+//   loaded tiles ride the loop beside the accumulator. With a static trip count T >= 2
+//   the loop covers tiles 0..T-3 (prefetching 1..T-2) and the last two tiles are peeled,
+//   so the body only ever loads full tiles and a K tail predicate can live only in the
+//   peeled load. With a runtime trip count (k_offsets) the loop covers 0..T-2 and one
+//   tile is peeled; its loads stay masked.
+// unrolled: one load/mma step per tile, straight-line (static trip counts only).
+//
+// Both forms add the tiles into the accumulator in the same order, so results are
+// bit-identical. mode=auto follows each loop's attribute.
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/ir.h"
+#include "dialect/dialect.h"
+#include "passes/bounds.h"
+#include "passes/pass.h"
+
+typedef enum k_loop_mode { MODE_AUTO = 0, MODE_ROLLED, MODE_UNROLLED } k_loop_mode;
+
+typedef struct k_loop_options {
+  k_loop_mode mode;
+} k_loop_options;
+
+static gg_status parse_options(const char* text, void* out) {
+  k_loop_options* options = out;
+  gg_option option;
+  gg_status status = GG_OK;
+  while (gg_option_next(&text, &option, &status)) {
+    if (strcmp(option.key, "mode") != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown option '%s' (mode=auto|rolled|unrolled)",
+                            option.key);
+    if (!strcmp(option.value, "auto")) options->mode = MODE_AUTO;
+    else if (!strcmp(option.value, "rolled")) options->mode = MODE_ROLLED;
+    else if (!strcmp(option.value, "unrolled")) options->mode = MODE_UNROLLED;
+    else
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "mode must be auto, rolled or unrolled, not '%s'",
+                            option.value);
+  }
+  return status;
+}
+
+// The parts of a canonical K loop: body = [load group..., mma, yield].
+typedef struct k_loop {
+  MlirOperation loop;
+  MlirOperation mma;
+  MlirValue iv;
+  MlirValue acc_arg;
+  MlirValue lb, ub, step, init;
+  int load_count;        // mma operands other than the accumulator
+  MlirValue loads[4];    // in mma operand order, excluding acc (operand 2)
+  int load_positions[4];
+} k_loop;
+
+static bool analyze(MlirOperation loop, k_loop* k) {
+  memset(k, 0, sizeof *k);
+  k->loop = loop;
+  if (mlirOperationGetNumOperands(loop) != 4 || mlirOperationGetNumResults(loop) != 1) {
+    gg_emit_error(loop, "gg-k-loop: a K loop carries exactly one accumulator");
+    return false;
+  }
+  k->lb = mlirOperationGetOperand(loop, 0);
+  k->ub = mlirOperationGetOperand(loop, 1);
+  k->step = mlirOperationGetOperand(loop, 2);
+  k->init = mlirOperationGetOperand(loop, 3);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  k->iv = mlirBlockGetArgument(body, 0);
+  k->acc_arg = mlirBlockGetArgument(body, 1);
+  int mmas = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_is_mma(op)) {
+      k->mma = op;
+      ++mmas;
+    }
+  if (mmas != 1) {
+    gg_emit_error(loop, "gg-k-loop: a K loop holds exactly one mma, found %d", mmas);
+    return false;
+  }
+  intptr_t n = mlirOperationGetNumOperands(k->mma);
+  if (!mlirValueEqual(mlirOperationGetOperand(k->mma, 2), k->acc_arg) || n > 5) {
+    gg_emit_error(k->mma, "gg-k-loop: the mma must accumulate into the loop's accumulator");
+    return false;
+  }
+  for (intptr_t i = 0; i < n; ++i) {
+    if (i == 2) continue;
+    k->load_positions[k->load_count] = (int)i;
+    k->loads[k->load_count++] = mlirOperationGetOperand(k->mma, i);
+  }
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (!mlirValueEqual(mlirOperationGetOperand(yield, 0), mlirOperationGetResult(k->mma, 0))) {
+    gg_emit_error(loop, "gg-k-loop: the loop must yield the mma's result");
+    return false;
+  }
+  return true;
+}
+
+// Clones the load group (every body op but the mma and the yield) before `before` with
+// the induction variable bound to k; returns the loaded values in `out`.
+static void emit_loads(const k_loop* k, MlirValue at_k, MlirOperation before, MlirValue* out) {
+  gg_value_map map = {0};
+  gg_value_map_set(&map, k->iv, at_k);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(k->loop, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (mlirOperationEqual(op, k->mma) || gg_op_is(op, "scf.yield")) continue;
+    gg_clone_before(op, before, &map);
+  }
+  for (int i = 0; i < k->load_count; ++i) out[i] = gg_value_map_get(&map, k->loads[i]);
+  gg_value_map_free(&map);
+}
+
+// Clones the mma before `before` on the given tiles and accumulator; returns its result.
+static MlirValue emit_mma(const k_loop* k, const MlirValue* tiles, MlirValue acc,
+                          MlirOperation before) {
+  gg_value_map map = {0};
+  for (int i = 0; i < k->load_count; ++i) gg_value_map_set(&map, k->loads[i], tiles[i]);
+  gg_value_map_set(&map, k->acc_arg, acc);
+  MlirOperation clone = gg_clone_before(k->mma, before, &map);
+  gg_value_map_free(&map);
+  return mlirOperationGetResult(clone, 0);
+}
+
+static bool index_constant(MlirOperation before, int64_t value, MlirValue* out) {
+  char text[160];
+  snprintf(text, sizeof text,
+           "func.func @c() -> index {\n  %%c = arith.constant %lld : index\n  return %%c : index\n}",
+           (long long)value);
+  return gg_inline_template(before, text, NULL, 0, out, 1);
+}
+
+static bool index_add(MlirOperation before, MlirValue a, MlirValue b, MlirValue* out) {
+  MlirValue args[2] = {a, b};
+  return gg_inline_template(before,
+                            "func.func @add(%a: index, %b: index) -> index {\n"
+                            "  %s = arith.addi %a, %b : index\n  return %s : index\n}",
+                            args, 2, out, 1);
+}
+
+// The start of the last tile for a runtime trip count: lb + max(ceil((ub-lb)/s) - 1, 0) s.
+static bool last_start_dynamic(const k_loop* k, MlirOperation before, MlirValue* out) {
+  MlirValue args[3] = {k->lb, k->ub, k->step};
+  return gg_inline_template(before,
+                            "func.func @last(%lb: index, %ub: index, %s: index) -> index {\n"
+                            "  %c0 = arith.constant 0 : index\n"
+                            "  %c1 = arith.constant 1 : index\n"
+                            "  %span = arith.subi %ub, %lb : index\n"
+                            "  %span0 = arith.maxsi %span, %c0 : index\n"
+                            "  %trips = arith.ceildivsi %span0, %s : index\n"
+                            "  %tm1 = arith.subi %trips, %c1 : index\n"
+                            "  %t = arith.maxsi %tm1, %c0 : index\n"
+                            "  %off = arith.muli %t, %s : index\n"
+                            "  %last = arith.addi %lb, %off : index\n"
+                            "  return %last : index\n}",
+                            args, 3, out, 1);
+}
+
+// Builds `scf.for %k = lb to ub step s iter_args(acc = init, tiles...)` before `before`
+// whose body prefetches the tiles at k + s and computes the carried ones. Returns the
+// loop's results: the accumulator, then the carried tiles.
+static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, const MlirValue* tiles0,
+                               MlirOperation before, MlirValue* results) {
+  gg_text t;
+  gg_text_init(&t);
+  MlirValue args[8];
+  int argc = 0;
+  args[argc++] = k->lb;
+  args[argc++] = ub;
+  args[argc++] = k->step;
+  args[argc++] = k->init;
+  gg_text_printf(&t, "func.func @prefetch(%%lb: index, %%ub: index, %%s: index, %%init: ");
+  gg_text_type(&t, mlirValueGetType(k->init));
+  for (int i = 0; i < k->load_count; ++i) {
+    args[argc++] = tiles0[i];
+    gg_text_printf(&t, ", %%p%d: ", i);
+    gg_text_type(&t, mlirValueGetType(tiles0[i]));
+  }
+  gg_text t_types;
+  gg_text_init(&t_types);
+  gg_text_type(&t_types, mlirValueGetType(k->init));
+  for (int i = 0; i < k->load_count; ++i) {
+    gg_text_printf(&t_types, ", ");
+    gg_text_type(&t_types, mlirValueGetType(tiles0[i]));
+  }
+  gg_text_printf(&t, ") -> (%s) {\n", gg_text_str(&t_types));
+  gg_text_printf(&t, "  %%r:%d = scf.for %%k = %%lb to %%ub step %%s iter_args(%%acc = %%init",
+                 1 + k->load_count);
+  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%q%d = %%p%d", i, i);
+  gg_text_printf(&t, ") -> (%s) {\n    scf.yield %%acc", gg_text_str(&t_types));
+  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%q%d", i);
+  gg_text_printf(&t, " : %s\n  } {gg.loop = \"prefetch\"}\n  return %%r#0", gg_text_str(&t_types));
+  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%r#%d", i + 1);
+  gg_text_printf(&t, " : %s\n}\n", gg_text_str(&t_types));
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, argc, results,
+                                            1 + k->load_count);
+  gg_text_free(&t);
+  gg_text_free(&t_types);
+  if (!ok) return false;
+
+  MlirOperation loop = mlirOpResultGetOwner(results[0]);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirValue iv = mlirBlockGetArgument(body, 0);
+  MlirValue acc = mlirBlockGetArgument(body, 1);
+  MlirValue carried[4], next[4], next_k;
+  for (int i = 0; i < k->load_count; ++i) carried[i] = mlirBlockGetArgument(body, 2 + i);
+  if (!index_add(yield, iv, k->step, &next_k)) return false;
+  emit_loads(k, next_k, yield, next);
+  MlirValue acc_next = emit_mma(k, carried, acc, yield);
+  mlirOperationSetOperand(yield, 0, acc_next);
+  for (int i = 0; i < k->load_count; ++i) mlirOperationSetOperand(yield, 1 + i, next[i]);
+  return true;
+}
+
+// One straight-line load/mma step at constant k.
+static bool emit_step(const k_loop* k, int64_t at, MlirValue* acc, MlirOperation before) {
+  MlirValue kv, tiles[4];
+  if (!index_constant(before, at, &kv)) return false;
+  emit_loads(k, kv, before, tiles);
+  *acc = emit_mma(k, tiles, *acc, before);
+  return true;
+}
+
+static bool transform(MlirOperation loop, k_loop_mode mode) {
+  k_loop k;
+  if (!analyze(loop, &k)) return false;
+  int64_t lb, ub, step;
+  bool static_trips = gg_value_constant(k.lb, &lb) && gg_value_constant(k.ub, &ub) &&
+                      gg_value_constant(k.step, &step) && step > 0;
+  if (mode == MODE_UNROLLED && !static_trips) {
+    gg_emit_error(loop,
+                  "gg-k-loop: cannot unroll a K loop whose trip count is a runtime value "
+                  "(the k_offsets layout); use the rolled form");
+    return false;
+  }
+  MlirValue acc = k.init;
+  if (static_trips) {
+    int64_t trips = ub > lb ? (ub - lb + step - 1) / step : 0;
+    if (mode == MODE_UNROLLED || trips <= 1) {
+      for (int64_t t = 0; t < trips; ++t)
+        if (!emit_step(&k, lb + t * step, &acc, loop)) return false;
+    } else {
+      MlirValue k0, loop_ub, tiles0[4], results[5], k_last, last[4];
+      if (!index_constant(loop, lb, &k0) || !index_constant(loop, lb + (trips - 2) * step, &loop_ub))
+        return false;
+      emit_loads(&k, k0, loop, tiles0);
+      if (!emit_prefetch_loop(&k, loop_ub, tiles0, loop, results)) return false;
+      // Peeled: the last tile's loads first (they overlap the next-to-last compute).
+      if (!index_constant(loop, lb + (trips - 1) * step, &k_last)) return false;
+      emit_loads(&k, k_last, loop, last);
+      acc = emit_mma(&k, results + 1, results[0], loop);
+      acc = emit_mma(&k, last, acc, loop);
+    }
+  } else {
+    MlirValue tiles0[4], results[5], last_start;
+    emit_loads(&k, k.lb, loop, tiles0);
+    if (!last_start_dynamic(&k, loop, &last_start)) return false;
+    if (!emit_prefetch_loop(&k, last_start, tiles0, loop, results)) return false;
+    acc = emit_mma(&k, results + 1, results[0], loop);
+  }
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, 0), acc);
+  mlirOperationDestroy(loop);
+  return true;
+}
+
+static bool run(MlirOperation func, const void* raw_options) {
+  const k_loop_options* options = raw_options;
+  gg_op_list loops = {0};
+  gg_collect_ops(func, "scf.for", &loops);
+  bool ok = true;
+  for (size_t i = 0; i < loops.count && ok; ++i) {
+    char form[16];
+    if (!gg_attr_string(loops.ops[i], "gg.loop", form, sizeof form)) continue;
+    k_loop_mode mode = options->mode;
+    if (mode == MODE_AUTO) {
+      if (!strcmp(form, "rolled")) mode = MODE_ROLLED;
+      else if (!strcmp(form, "unrolled")) mode = MODE_UNROLLED;
+      else continue;  // already restructured
+    } else if (strcmp(form, "rolled") != 0 && strcmp(form, "unrolled") != 0) {
+      continue;
+    }
+    ok = transform(loops.ops[i], mode);
+  }
+  gg_op_list_free(&loops);
+  return ok;
+}
+
+const gg_pass_info gg_k_loop_pass = {
+    .argument = "gg-k-loop",
+    .summary = "Roll the K loop with prefetch and a peeled tail, or unroll it",
+    .anchor = "func.func",
+    .options_size = sizeof(k_loop_options),
+    .parse_options = parse_options,
+    .run = run,
+};

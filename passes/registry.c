@@ -1,0 +1,235 @@
+// The one list of gg passes and named pipelines, and the textual pipeline parser that
+// gg-opt, the library and the tests all use.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/ir.h"
+#include "passes/pass.h"
+
+static const gg_pass_info* const passes[] = {
+    &gg_verify_pass,    &gg_select_config_pass, &gg_tile_pass,    &gg_resolve_groups_pass,
+    &gg_k_loop_pass,    &gg_mask_pass,          &gg_to_host_pass,
+};
+
+const gg_pass_info* gg_pass_lookup(const char* argument) {
+  for (size_t i = 0; i < gg_pass_count(); ++i)
+    if (strcmp(passes[i]->argument, argument) == 0) return passes[i];
+  return NULL;
+}
+
+size_t gg_pass_count(void) { return sizeof passes / sizeof passes[0]; }
+const gg_pass_info* gg_pass_at(size_t index) { return passes[index]; }
+
+// ---------------------------------------------------------------------------------------
+// Named pipelines.
+
+// Upstream lowering of the host form (vector loops over memrefs) to the LLVM dialect.
+#define GG_HOST_TO_LLVM                                                                     \
+  "canonicalize,cse,convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"     \
+  "lower-affine,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"     \
+  "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"  \
+  "reconcile-unrealized-casts"
+
+// The gg passes from the op level to tiles with resolved groups and masks.
+#define GG_TILE_LEVEL "gg-verify,gg-select-config,gg-tile,gg-resolve-groups,gg-k-loop,gg-mask"
+
+static const char* expand_gg_to_llvm(const char* options, char* buffer, size_t size) {
+  (void)options;
+  snprintf(buffer, size, "%s,gg-to-host,%s", GG_TILE_LEVEL, GG_HOST_TO_LLVM);
+  return buffer;
+}
+
+static const char* expand_gg_tile_level(const char* options, char* buffer, size_t size) {
+  (void)options;
+  snprintf(buffer, size, "%s", GG_TILE_LEVEL);
+  return buffer;
+}
+
+static const char* expand_host_to_llvm(const char* options, char* buffer, size_t size) {
+  (void)options;
+  snprintf(buffer, size, "%s", GG_HOST_TO_LLVM);
+  return buffer;
+}
+
+static const gg_named_pipeline pipelines[] = {
+    {"gg-to-llvm", "gg IR to the LLVM dialect for the host CPU (every gg pass, then upstream)",
+     expand_gg_to_llvm},
+    {"gg-tile-level", "gg IR to tiles: verify, select config, tile, resolve groups, K loop, mask",
+     expand_gg_tile_level},
+    {"gg-host-to-llvm", "upstream lowering of gg-to-host output to the LLVM dialect",
+     expand_host_to_llvm},
+};
+
+const gg_named_pipeline* gg_named_pipeline_lookup(const char* argument) {
+  for (size_t i = 0; i < gg_named_pipeline_count(); ++i)
+    if (strcmp(pipelines[i].argument, argument) == 0) return &pipelines[i];
+  return NULL;
+}
+
+size_t gg_named_pipeline_count(void) { return sizeof pipelines / sizeof pipelines[0]; }
+const gg_named_pipeline* gg_named_pipeline_at(size_t index) { return &pipelines[index]; }
+
+// ---------------------------------------------------------------------------------------
+// The parser.
+
+typedef struct span {
+  const char* begin;
+  const char* end;
+} span;
+
+static span trim(span s) {
+  while (s.begin < s.end && (*s.begin == ' ' || *s.begin == '\n' || *s.begin == '\t')) ++s.begin;
+  while (s.end > s.begin && (s.end[-1] == ' ' || s.end[-1] == '\n' || s.end[-1] == '\t')) --s.end;
+  return s;
+}
+
+static char* span_dup(span s) {
+  size_t n = (size_t)(s.end - s.begin);
+  char* copy = malloc(n + 1);
+  if (copy) {
+    memcpy(copy, s.begin, n);
+    copy[n] = 0;
+  }
+  return copy;
+}
+
+// The end of the top-level element starting at p: the next comma outside brackets/quotes.
+static const char* element_end(const char* p, const char* end, gg_status* status) {
+  int depth = 0;
+  char quote = 0;
+  for (; p < end; ++p) {
+    char c = *p;
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == '}') {
+      if (--depth < 0) break;
+    } else if (c == ',' && depth == 0) {
+      return p;
+    }
+  }
+  if (depth != 0 || quote)
+    *status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unbalanced brackets in pipeline");
+  return end;
+}
+
+typedef struct error_text {
+  char text[1024];
+  size_t length;
+} error_text;
+
+static void collect_error(MlirStringRef piece, void* user_data) {
+  error_text* e = user_data;
+  size_t room = sizeof e->text - 1 - e->length;
+  size_t n = piece.length < room ? piece.length : room;
+  memcpy(e->text + e->length, piece.data, n);
+  e->length += n;
+  e->text[e->length] = 0;
+}
+
+static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth);
+
+static gg_status add_gg_pass(MlirOpPassManager pm, const char* anchor, const gg_pass_info* info,
+                             const char* options) {
+  MlirOpPassManager target = pm;
+  if (strcmp(info->anchor, anchor) != 0) {
+    if (strcmp(anchor, "builtin.module") != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s runs on %s, not on %s",
+                            info->argument, info->anchor, anchor);
+    target = mlirOpPassManagerGetNestedUnder(pm, gg_str(info->anchor));
+  }
+  MlirPass pass;
+  GG_RETURN_IF_ERROR(gg_pass_create(info, options, &pass));
+  mlirOpPassManagerAddOwnedPass(target, pass);
+  return GG_OK;
+}
+
+static gg_status add_element(MlirOpPassManager pm, const char* anchor, span element, int depth) {
+  const char* p = element.begin;
+  while (p < element.end && *p != '{' && *p != '(') ++p;
+  span name_span = trim((span){element.begin, p});
+  char name[128];
+  size_t name_length = (size_t)(name_span.end - name_span.begin);
+  if (name_length == 0 || name_length >= sizeof name)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "empty or overlong pass name in pipeline");
+  memcpy(name, name_span.begin, name_length);
+  name[name_length] = 0;
+
+  if (p < element.end && *p == '(') {  // op-name(pipeline): a nested pass manager
+    if (element.end[-1] != ')')
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "expected ')' closing '%s('", name);
+    MlirOpPassManager nested = mlirOpPassManagerGetNestedUnder(pm, gg_str(name));
+    return add_range(nested, name, (span){p + 1, element.end - 1}, depth + 1);
+  }
+
+  char options[512] = "";
+  if (p < element.end) {  // {options}
+    if (element.end[-1] != '}')
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "expected '}' closing options of '%s'",
+                            name);
+    size_t n = (size_t)(element.end - 1 - (p + 1));
+    if (n >= sizeof options)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "options of '%s' too long", name);
+    memcpy(options, p + 1, n);
+    options[n] = 0;
+  }
+
+  const gg_pass_info* info = gg_pass_lookup(name);
+  if (info) return add_gg_pass(pm, anchor, info, options);
+
+  const gg_named_pipeline* named = gg_named_pipeline_lookup(name);
+  if (named) {
+    char expansion[2048];
+    const char* text = named->expand(options, expansion, sizeof expansion);
+    return add_range(pm, anchor, (span){text, text + strlen(text)}, depth + 1);
+  }
+
+  // Anything else is MLIR's own.
+  char* upstream = span_dup(element);
+  if (!upstream) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  error_text error = {{0}, 0};
+  MlirLogicalResult result = mlirOpPassManagerAddPipeline(pm, gg_str(upstream), collect_error, &error);
+  gg_status status = GG_OK;
+  if (mlirLogicalResultIsFailure(result))
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s",
+                            error.length ? error.text : "invalid pipeline element");
+  free(upstream);
+  return status;
+}
+
+static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth) {
+  if (depth > 16)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "pipeline nests too deeply");
+  text = trim(text);
+  static const char module_prefix[] = "builtin.module(";
+  size_t prefix = sizeof module_prefix - 1;
+  if (strcmp(anchor, "builtin.module") == 0 && (size_t)(text.end - text.begin) > prefix &&
+      memcmp(text.begin, module_prefix, prefix) == 0 && text.end[-1] == ')') {
+    span inner = {text.begin + prefix, text.end - 1};
+    gg_status status = GG_OK;
+    if (element_end(inner.begin, inner.end, &status) <= inner.end && !status &&
+        element_end(text.begin, text.end, &status) == text.end && !status)
+      return add_range(pm, anchor, inner, depth + 1);
+    gg_status_free(status);
+  }
+  const char* p = text.begin;
+  while (p < text.end) {
+    gg_status status = GG_OK;
+    const char* end = element_end(p, text.end, &status);
+    if (status) return status;
+    span element = trim((span){p, end});
+    if (element.begin == element.end)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "empty element in pipeline");
+    GG_RETURN_IF_ERROR(add_element(pm, anchor, element, depth));
+    p = end < text.end ? end + 1 : end;
+  }
+  return GG_OK;
+}
+
+gg_status gg_pipeline_add(MlirOpPassManager pm, const char* anchor, const char* text) {
+  return add_range(pm, anchor, (span){text, text + strlen(text)}, 0);
+}

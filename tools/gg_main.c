@@ -1,0 +1,322 @@
+// gg: the command-line compiler and checker.
+//
+//   gg run     --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...
+//              [--M m] [--N n] [--K k] [--scaling rowwise|blockwise] [--b plain|preshuffled]
+//              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]
+//              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]
+//              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]
+//   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm] [-o FILE]
+//
+// `gg run` draws inputs, poisons the output, runs the kernel, compares it with the C
+// reference and prints as its last line
+//   PASS max_abs_err=<e> max_ulp=<u> elements=<n> checksum=<16 hex digits>
+// (exit 0) or FAIL ... (exit 1). Input the contract rejects exits 2 with
+// "error: <the rule>"; a target that is not available here exits 3.
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/compile.h"
+#include "gg/op.h"
+#include "tests/reference/numerics.h"
+#include "tests/reference/problem.h"
+#include "tests/reference/reference.h"
+
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_REJECTED = 2, EXIT_UNAVAILABLE = 3 };
+
+#define MAX_GROUPS 4096
+
+typedef struct cli {
+  gg_op_desc desc;
+  int op;      // gg_op_kind
+  int ranks;   // gg_ranks
+  int64_t groups[MAX_GROUPS];
+  int64_t group_count;
+  int has_groups;
+  int64_t m, n, k;  // -1: not given
+  int fp8_given;
+  const char* target;  // host, sim, gfx942, gfx950, hsa
+  gg_data_kind data;
+  uint64_t seed;
+  int zeroing;
+  int alternate_constant;
+  gg_stage emit;
+  const char* output;
+} cli;
+
+static int reject(const char* format, const char* detail) {
+  fprintf(stderr, "error: ");
+  fprintf(stderr, format, detail);
+  fprintf(stderr, "\n");
+  return EXIT_REJECTED;
+}
+
+static int parse_int(const char* text, int64_t* value) {
+  char* end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (errno || end == text || *end) return 0;
+  *value = v;
+  return 1;
+}
+
+static int parse_groups(const char* text, cli* c) {
+  c->group_count = 0;
+  const char* p = text;
+  if (!*p) return 1;  // no groups at all: G = 0
+  for (;;) {
+    char* end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (errno || end == p || c->group_count >= MAX_GROUPS) return 0;
+    c->groups[c->group_count++] = v;
+    if (*end == 0) return 1;
+    if (*end != ',') return 0;
+    p = end + 1;
+  }
+}
+
+static int enum_value(const char* name, const char* const* names, int count) {
+  for (int i = 0; i < count; ++i)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
+}
+
+// Parses the flags shared by run and compile. Returns 0, or an exit code.
+static int parse_cli(int argc, char** argv, cli* c) {
+  static const char* const ops[] = {"stacked", "dynamic", "mm"};
+  static const char* const ranks[] = {"2d3d", "3d3d", "3d2d", "2d2d"};
+  static const char* const targets[] = {"host", "sim", "gfx942", "gfx950", "hsa"};
+  memset(c, 0, sizeof *c);
+  c->op = -1;
+  c->ranks = GG_RANKS_2D3D;
+  c->m = c->n = c->k = -1;
+  c->target = "host";
+  c->data = GG_DATA_RANDOM;
+  c->seed = 1;
+  c->zeroing = 1;
+  c->emit = GG_STAGE_OP;
+  for (int i = 2; i < argc; ++i) {
+    const char* flag = argv[i];
+    if (!strcmp(flag, "--no-zeroing")) {
+      c->zeroing = 0;
+      continue;
+    }
+    if (!strcmp(flag, "--alternate-constant")) {
+      c->alternate_constant = 1;
+      continue;
+    }
+    if (i + 1 >= argc) return reject("%s needs a value", flag);
+    const char* v = argv[++i];
+    int64_t number;
+    int e;
+    if (!strcmp(flag, "--op")) {
+      if ((c->op = enum_value(v, ops, 3)) < 0) return reject("--op must be stacked, dynamic or mm, not '%s'", v);
+    } else if (!strcmp(flag, "--ranks")) {
+      if ((c->ranks = enum_value(v, ranks, 4)) < 0)
+        return reject("--ranks must be 2d3d, 3d3d, 3d2d or 2d2d, not '%s'", v);
+    } else if (!strcmp(flag, "--groups")) {
+      if (!parse_groups(v, c)) return reject("--groups takes comma-separated integers, not '%s'", v);
+      c->has_groups = 1;
+    } else if (!strcmp(flag, "--M") || !strcmp(flag, "--N") || !strcmp(flag, "--K")) {
+      if (!parse_int(v, &number)) return reject("a dimension must be an integer, not '%s'", v);
+      if (number < 0) return reject("dimensions must not be negative (%s)", v);
+      *(flag[2] == 'M' ? &c->m : flag[2] == 'N' ? &c->n : &c->k) = number;
+    } else if (!strcmp(flag, "--scaling")) {
+      if ((e = gg_scaling_from_name(v)) < 0) return reject("--scaling must be rowwise or blockwise, not '%s'", v);
+      c->desc.scaling = (gg_scaling)e;
+    } else if (!strcmp(flag, "--b")) {
+      if ((e = gg_b_layout_from_name(v)) < 0) return reject("--b must be plain or preshuffled, not '%s'", v);
+      c->desc.b_layout = (gg_b_layout)e;
+    } else if (!strcmp(flag, "--target")) {
+      if (enum_value(v, targets, 5) < 0)
+        return reject("--target must be host, sim, gfx942, gfx950 or hsa, not '%s'", v);
+      c->target = v;
+    } else if (!strcmp(flag, "--fp8")) {
+      if ((e = gg_fp8_from_name(v)) < 0) return reject("--fp8 must be e4m3fn or e4m3fnuz, not '%s'", v);
+      c->desc.fp8 = (gg_fp8)e;
+      c->fp8_given = 1;
+    } else if (!strcmp(flag, "--data")) {
+      if (!strcmp(v, "random")) c->data = GG_DATA_RANDOM;
+      else if (!strcmp(v, "exact")) c->data = GG_DATA_EXACT;
+      else return reject("--data must be random or exact, not '%s'", v);
+    } else if (!strcmp(flag, "--seed")) {
+      if (!parse_int(v, &number)) return reject("--seed must be an integer, not '%s'", v);
+      c->seed = (uint64_t)number;
+    } else if (!strcmp(flag, "--tile")) {
+      int tm, tn, tk;
+      char extra;
+      if (sscanf(v, "%dx%dx%d%c", &tm, &tn, &tk, &extra) != 3)
+        return reject("--tile takes MxNxK, not '%s'", v);
+      c->desc.tile.m = tm;
+      c->desc.tile.n = tn;
+      c->desc.tile.k = tk;
+    } else if (!strcmp(flag, "--wpe")) {
+      if (!parse_int(v, &number)) return reject("--wpe must be an integer, not '%s'", v);
+      c->desc.tile.waves_per_eu = (int32_t)number;
+    } else if (!strcmp(flag, "--loop")) {
+      if ((e = gg_loop_form_from_name(v)) < 0) return reject("--loop must be rolled or unrolled, not '%s'", v);
+      c->desc.tile.loop = (gg_loop_form)e;
+    } else if (!strcmp(flag, "--emit")) {
+      if ((e = gg_stage_from_name(v)) < 0)
+        return reject("--emit must be op, tiles, target, llvm-dialect or llvm, not '%s'", v);
+      c->emit = (gg_stage)e;
+    } else if (!strcmp(flag, "-o")) {
+      c->output = v;
+    } else {
+      return reject("unknown flag '%s'", flag);
+    }
+  }
+  if (c->op < 0) return reject("%s", "--op is required (stacked, dynamic or mm)");
+  if (!c->has_groups) return reject("%s", "--groups is required (one extent per group)");
+
+  gg_op_desc* d = &c->desc;
+  d->layout = gg_layout_of_op((gg_op_kind)c->op, (gg_ranks)c->ranks);
+  d->g = c->group_count;
+  int64_t sum = 0;
+  for (int64_t g = 0; g < c->group_count; ++g) sum += c->groups[g] > 0 ? c->groups[g] : 0;
+  // The split axis of 3D-2D and 2D-2D defaults to the sum of the group extents.
+  d->n = c->n >= 0 ? c->n : (d->layout == GG_LAYOUT_N_OFFSETS ? sum : -1);
+  d->k = c->k >= 0 ? c->k : (d->layout == GG_LAYOUT_K_OFFSETS ? sum : -1);
+  if (d->n < 0) return reject("%s", "--N is required");
+  if (d->k < 0) return reject("%s", "--K is required");
+  if (!strcmp(c->target, "gfx942")) d->target = GG_TARGET_GFX942;
+  else if (!strcmp(c->target, "gfx950")) d->target = GG_TARGET_GFX950;
+  else d->target = GG_TARGET_HOST;
+  if (!c->fp8_given) d->fp8 = d->target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
+  return 0;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int status_exit(gg_status status) {
+  int code = gg_status_code_of(status) == GG_STATUS_INVALID_ARGUMENT ? EXIT_REJECTED
+             : gg_status_code_of(status) == GG_STATUS_UNAVAILABLE  ? EXIT_UNAVAILABLE
+                                                                   : EXIT_FAIL;
+  fprintf(stderr, "error: %s\n", gg_status_message(status));
+  gg_status_free(status);
+  return code;
+}
+
+static int command_run(cli* c) {
+  if (strcmp(c->target, "host") != 0) {
+    fprintf(stderr,
+            "gg run: target '%s' is not available here: this build runs kernels on the host "
+            "CPU only (no AMD GPU, no HSA agent)\n",
+            c->target);
+    return EXIT_UNAVAILABLE;
+  }
+  gg_problem_spec spec = {c->desc, c->groups, c->m >= 0 ? c->m : GG_DYNAMIC, c->zeroing, c->data,
+                          c->seed, c->alternate_constant};
+  gg_problem* problem;
+  gg_status status = gg_problem_create(&spec, &problem);
+  if (status) return status_exit(status);
+
+  gg_host_kernel* kernel;
+  status = gg_host_kernel_create(&problem->desc, &kernel);
+  if (status) {
+    gg_problem_destroy(problem);
+    return status_exit(status);
+  }
+  int64_t count = gg_operand_shape_numel(&problem->shapes[GG_OPERAND_OUT]);
+  uint16_t* want = malloc((size_t)(count ? count : 1) * sizeof *want);
+  double* bound = malloc((size_t)(count ? count : 1) * sizeof *bound);
+  uint16_t* got = problem->buffers[GG_OPERAND_OUT];
+  int code = EXIT_FAIL;
+  if (!want || !bound) {
+    fprintf(stderr, "error: out of memory\n");
+  } else {
+    gg_poison_bf16(got, count);
+    gg_poison_bf16(want, count);
+    double start = now_ms();
+    status = gg_host_kernel_run(kernel, problem->buffers, problem->m, problem->zeroing);
+    double run_ms = now_ms() - start;
+    if (status) {
+      code = status_exit(status);
+    } else {
+      gg_reference_run(problem, want, bound);
+      gg_compare_result r = gg_compare_outputs(got, want, bound, count, problem->desc.k,
+                                               c->data == GG_DATA_EXACT);
+      char name[256];
+      gg_op_desc_kernel_name(&problem->desc, name, sizeof name);
+      printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f\n", name, (long long)problem->m,
+             gg_host_kernel_compile_ms(kernel), run_ms);
+      int pass = r.mismatches == 0 && r.unwritten == 0 && r.clobbered == 0;
+      if (!pass && r.first_bad >= 0)
+        printf("first bad element %lld: got 0x%04x want 0x%04x (mismatches=%lld unwritten=%lld "
+               "clobbered=%lld)\n",
+               (long long)r.first_bad, got[r.first_bad], want[r.first_bad],
+               (long long)r.mismatches, (long long)r.unwritten, (long long)r.clobbered);
+      printf("%s max_abs_err=%g max_ulp=%d elements=%lld checksum=%016" PRIx64 "\n",
+             pass ? "PASS" : "FAIL", r.max_abs_err, r.max_ulp, (long long)r.elements,
+             gg_hash_bytes(got, (size_t)count * sizeof *got));
+      code = pass ? EXIT_PASS : EXIT_FAIL;
+    }
+  }
+  free(want);
+  free(bound);
+  gg_host_kernel_destroy(kernel);
+  gg_problem_destroy(problem);
+  return code;
+}
+
+static int command_compile(cli* c) {
+  gg_status status = gg_op_desc_validate(&c->desc);
+  if (status) return status_exit(status);
+  gg_text text;
+  gg_text_init(&text);
+  status = gg_compile_emit(&c->desc, c->emit, &text);
+  if (status) {
+    gg_text_free(&text);
+    return status_exit(status);
+  }
+  FILE* out = c->output ? fopen(c->output, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "error: cannot write '%s'\n", c->output);
+    gg_text_free(&text);
+    return EXIT_FAIL;
+  }
+  fputs(gg_text_str(&text), out);
+  int failed = c->output ? fclose(out) != 0 : fflush(out) != 0;
+  gg_text_free(&text);
+  if (failed) {
+    fprintf(stderr, "error: writing '%s' failed\n", c->output ? c->output : "stdout");
+    return EXIT_FAIL;
+  }
+  return EXIT_PASS;
+}
+
+static void usage(FILE* out) {
+  fprintf(out,
+          "usage: gg run --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...\n"
+          "              [--M m] --N n --K k [--scaling rowwise|blockwise] [--b plain|preshuffled]\n"
+          "              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]\n"
+          "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]\n"
+          "              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]\n"
+          "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm]\n"
+          "              [-o FILE]\n");
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? EXIT_REJECTED : EXIT_PASS;
+  }
+  int is_run = !strcmp(argv[1], "run"), is_compile = !strcmp(argv[1], "compile");
+  if (!is_run && !is_compile) {
+    fprintf(stderr, "error: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_REJECTED;
+  }
+  cli c;
+  int code = parse_cli(argc, argv, &c);
+  if (code) return code;
+  return is_run ? command_run(&c) : command_compile(&c);
+}
