@@ -174,6 +174,9 @@ gg_status gg_host_kernel_run(gg_host_kernel* kernel, void* const buffers[GG_OPER
                              int64_t m, int zeroing) {
   const gg_op_desc* desc = &kernel->desc;
   if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
+    if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
   gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
   gg_operand_shape out_shape = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
   if (plan.zero_output)
@@ -188,8 +191,6 @@ gg_status gg_host_kernel_run(gg_host_kernel* kernel, void* const buffers[GG_OPER
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
     gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
     if (!shape.present) continue;
-    if (!buffers[i])
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
     memref_descriptor* d = &descriptors[count];
     memset(d, 0, sizeof *d);
     d->allocated = d->aligned = buffers[i];

@@ -17,13 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/compile.h"
 #include "gg/op.h"
-#include "tests/reference/numerics.h"
 #include "tests/reference/problem.h"
-#include "tests/reference/reference.h"
+#include "tests/support/check.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_REJECTED = 2, EXIT_UNAVAILABLE = 3 };
 
@@ -190,12 +188,6 @@ static int parse_cli(int argc, char** argv, cli* c) {
   return 0;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int status_exit(gg_status status) {
   int code = gg_status_code_of(status) == GG_STATUS_INVALID_ARGUMENT ? EXIT_REJECTED
              : gg_status_code_of(status) == GG_STATUS_UNAVAILABLE  ? EXIT_UNAVAILABLE
@@ -215,55 +207,22 @@ static int command_run(cli* c) {
   }
   gg_problem_spec spec = {c->desc, c->groups, c->m >= 0 ? c->m : GG_DYNAMIC, c->zeroing, c->data,
                           c->seed, c->alternate_constant};
-  gg_problem* problem;
-  gg_status status = gg_problem_create(&spec, &problem);
+  gg_check_result r;
+  gg_status status = gg_check_host(&spec, 1, &r);
   if (status) return status_exit(status);
-
-  gg_host_kernel* kernel;
-  status = gg_host_kernel_create(&problem->desc, &kernel);
-  if (status) {
-    gg_problem_destroy(problem);
-    return status_exit(status);
-  }
-  int64_t count = gg_operand_shape_numel(&problem->shapes[GG_OPERAND_OUT]);
-  uint16_t* want = malloc((size_t)(count ? count : 1) * sizeof *want);
-  double* bound = malloc((size_t)(count ? count : 1) * sizeof *bound);
-  uint16_t* got = problem->buffers[GG_OPERAND_OUT];
-  int code = EXIT_FAIL;
-  if (!want || !bound) {
-    fprintf(stderr, "error: out of memory\n");
-  } else {
-    gg_poison_bf16(got, count);
-    gg_poison_bf16(want, count);
-    double start = now_ms();
-    status = gg_host_kernel_run(kernel, problem->buffers, problem->m, problem->zeroing);
-    double run_ms = now_ms() - start;
-    if (status) {
-      code = status_exit(status);
-    } else {
-      gg_reference_run(problem, want, bound);
-      gg_compare_result r = gg_compare_outputs(got, want, bound, count, problem->desc.k,
-                                               c->data == GG_DATA_EXACT);
-      char name[256];
-      gg_op_desc_kernel_name(&problem->desc, name, sizeof name);
-      printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f\n", name, (long long)problem->m,
-             gg_host_kernel_compile_ms(kernel), run_ms);
-      int pass = r.mismatches == 0 && r.unwritten == 0 && r.clobbered == 0;
-      if (!pass && r.first_bad >= 0)
-        printf("first bad element %lld: got 0x%04x want 0x%04x (mismatches=%lld unwritten=%lld "
-               "clobbered=%lld)\n",
-               (long long)r.first_bad, got[r.first_bad], want[r.first_bad],
-               (long long)r.mismatches, (long long)r.unwritten, (long long)r.clobbered);
-      printf("%s max_abs_err=%g max_ulp=%d elements=%lld checksum=%016" PRIx64 "\n",
-             pass ? "PASS" : "FAIL", r.max_abs_err, r.max_ulp, (long long)r.elements,
-             gg_hash_bytes(got, (size_t)count * sizeof *got));
-      code = pass ? EXIT_PASS : EXIT_FAIL;
-    }
-  }
-  free(want);
-  free(bound);
-  gg_host_kernel_destroy(kernel);
-  gg_problem_destroy(problem);
+  printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f\n", r.kernel_name, (long long)r.m,
+         r.compile_ms, r.run_ms);
+  if (!r.passed && r.compare.first_bad >= 0 && r.output && r.expected)
+    printf("first bad element %lld: got 0x%04x want 0x%04x (mismatches=%lld unwritten=%lld "
+           "clobbered=%lld)\n",
+           (long long)r.compare.first_bad, r.output[r.compare.first_bad],
+           r.expected[r.compare.first_bad], (long long)r.compare.mismatches,
+           (long long)r.compare.unwritten, (long long)r.compare.clobbered);
+  printf("%s max_abs_err=%g max_ulp=%d elements=%lld checksum=%016" PRIx64 "\n",
+         r.passed ? "PASS" : "FAIL", r.compare.max_abs_err, r.compare.max_ulp,
+         (long long)r.compare.elements, r.checksum);
+  int code = r.passed ? EXIT_PASS : EXIT_FAIL;
+  gg_check_result_free(&r);
   return code;
 }
 

@@ -1,0 +1,65 @@
+// gg-k-loop: rolled (prefetch, peeled tail) and unrolled forms of the K loop.
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 512 | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=ROLLED
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 128 | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=ONE
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 512 --loop unrolled | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=UNROLLED
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 512 | %gg-opt -p "gg-tile,gg-resolve-groups,gg-k-loop{mode=unrolled}" | FileCheck %s --check-prefix=UNROLLED
+// RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=DYNAMIC
+// RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | not %gg-opt -p "gg-tile,gg-resolve-groups,gg-k-loop{mode=unrolled}" 2>&1 | FileCheck %s --check-prefix=REFUSED
+// RUN: not %gg-opt %s -p "gg-k-loop{mode=sideways}" 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+// K = 512, tile_k = 128: four tiles. Tile 0 is loaded before the loop; the loop computes
+// tiles 0 and 1 while prefetching 1 and 2; tile 3 is loaded after it, then 2 and 3 are
+// computed.
+// ROLLED: %[[A0:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[K0:c0[_0-9]*]],
+// ROLLED: %[[B0:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[K0]],
+// ROLLED: %[[LOOP:.*]]:3 = scf.for %[[K:.*]] = %{{.*}} to %c256{{[_0-9]*}} step %[[STEP:.*]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[CA:.*]] = %[[A0]], %[[CB:.*]] = %[[B0]])
+// ROLLED: %[[KN:.*]] = arith.addi %[[K]], %[[STEP]] : index
+// ROLLED: %[[AN:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[KN]],
+// ROLLED: %[[BN:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[KN]],
+// ROLLED: %[[M:.*]] = "gg.mma_tile"(%[[CA]], %[[CB]], %[[ACC]])
+// ROLLED: scf.yield %[[M]], %[[AN]], %[[BN]]
+// ROLLED: } {gg.loop = "prefetch"}
+// ROLLED: %[[K3:c384[_0-9]*]] = arith.constant 384 : index
+// ROLLED: %[[AL:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[K3]],
+// ROLLED: %[[BL:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %[[K3]],
+// ROLLED: %[[M2:.*]] = "gg.mma_tile"(%[[LOOP]]#1, %[[LOOP]]#2, %[[LOOP]]#0)
+// ROLLED: %[[M3:.*]] = "gg.mma_tile"(%[[AL]], %[[BL]], %[[M2]])
+// ROLLED: "gg.epilogue"(%[[M3]],
+
+// One tile: a single straight-line step.
+// ONE: scf.if
+// ONE-NOT: scf.for
+// ONE: "gg.load_tile"
+// ONE: "gg.load_tile"
+// ONE: "gg.mma_tile"
+// ONE-NOT: "gg.mma_tile"
+// ONE: "gg.epilogue"
+
+// Unrolled: one step per tile at constant K offsets, in order, no loop.
+// UNROLLED: scf.if
+// UNROLLED-NOT: scf.for
+// UNROLLED: "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c0{{[_0-9]*}},
+// UNROLLED: "gg.mma_tile"
+// UNROLLED: "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c128{{[_0-9]*}},
+// UNROLLED: "gg.mma_tile"
+// UNROLLED: "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c256{{[_0-9]*}},
+// UNROLLED: "gg.mma_tile"
+// UNROLLED: "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c384{{[_0-9]*}},
+// UNROLLED: "gg.mma_tile"
+// UNROLLED-NOT: "gg.mma_tile"
+// UNROLLED: "gg.epilogue"
+
+// k_offsets: the trip count is a runtime value, so the loop runs to the last tile's
+// start (computed on the device) and one tile is peeled.
+// DYNAMIC: scf.if
+// DYNAMIC: %[[A0:.*]] = "gg.load_tile"
+// DYNAMIC: arith.ceildivsi
+// DYNAMIC: %[[LAST:.*]] = arith.addi
+// DYNAMIC: %[[LOOP:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[LAST]] step
+// DYNAMIC: } {gg.loop = "prefetch"}
+// DYNAMIC: %[[M:.*]] = "gg.mma_tile"(%[[LOOP]]#1, %[[LOOP]]#2, %[[LOOP]]#0)
+// DYNAMIC-NOT: "gg.mma_tile"
+// DYNAMIC: "gg.epilogue"(%[[M]],
+
+// REFUSED: error: gg-k-loop: cannot unroll a K loop whose trip count is a runtime value (the k_offsets layout); use the rolled form
+// BADOPT: invalid pipeline: gg-k-loop: mode must be auto, rolled or unrolled, not 'sideways'

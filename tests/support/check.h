@@ -1,0 +1,39 @@
+// Runs one problem end to end on the host (compile, poison, launch, reference, compare):
+// what `gg run` prints and what the GoogleTest suites assert on.
+#ifndef GG_TESTS_SUPPORT_CHECK_H_
+#define GG_TESTS_SUPPORT_CHECK_H_
+
+#include <stdint.h>
+
+#include "gg/status.h"
+#include "tests/reference/problem.h"
+#include "tests/reference/reference.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gg_check_result {
+  int passed;               // no mismatch, nothing unwritten, nothing clobbered
+  gg_compare_result compare;
+  uint64_t checksum;        // FNV-1a of the whole output buffer (poison included)
+  int64_t m;                // the grouped extent the problem used
+  double compile_ms;
+  double run_ms;
+  char kernel_name[256];
+  uint16_t* output;         // the kernel's output when keep_output was set (owned)
+  uint16_t* expected;       // the reference's output when keep_output was set (owned)
+  int64_t output_count;
+} gg_check_result;
+
+// Fails with the contract's status (GG_STATUS_INVALID_ARGUMENT) when the spec is
+// rejected, or a compile status; otherwise fills result, PASS or FAIL.
+gg_status gg_check_host(const gg_problem_spec* spec, int keep_output, gg_check_result* result);
+
+void gg_check_result_free(gg_check_result* result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_TESTS_SUPPORT_CHECK_H_
