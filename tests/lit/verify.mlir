@@ -89,3 +89,30 @@ func.func @batched_meta(%a: memref<4x?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M
   "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "batched", scaling = "rowwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<4x?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<4x?xf32>, memref<4x256xf32>, memref<4xi32>, memref<4x?x256xbf16>) -> ()
   return
 }
+
+// -----
+
+// 2D-2D: per-group scales are flat [G*M] and [G*N].
+func.func @k_offsets_scale(%a: memref<?x512xf8E4M3FN>, %b: memref<256x512xf8E4M3FN>, %sa: memref<?xf32>, %sb: memref<4x256xf32>, %m: memref<4xi32>, %o: memref<4x?x256xbf16>) {
+  // ERR: verify.mlir:[[@LINE+1]]:3: error: gg.grouped_matmul: b_scale must be 1-D [1024] for the k_offsets layout, got 2-D [4, 256]
+  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "k_offsets", scaling = "rowwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<?x512xf8E4M3FN>, memref<256x512xf8E4M3FN>, memref<?xf32>, memref<4x256xf32>, memref<4xi32>, memref<4x?x256xbf16>) -> ()
+  return
+}
+
+// -----
+
+// 3D-2D: offsets must be int32.
+func.func @n_offsets_meta(%a: memref<4x?x512xf8E4M3FN>, %b: memref<264x512xf8E4M3FN>, %sa: memref<4x?xf32>, %sb: memref<264xf32>, %m: memref<4xi64>, %o: memref<?x264xbf16>) {
+  // ERR: verify.mlir:[[@LINE+1]]:3: error: gg.grouped_matmul: offsets must be int32 for the n_offsets layout, got i64
+  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "n_offsets", scaling = "rowwise", b_layout = "plain", target = "host", n = 264 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<4x?x512xf8E4M3FN>, memref<264x512xf8E4M3FN>, memref<4x?xf32>, memref<264xf32>, memref<4xi64>, memref<?x264xbf16>) -> ()
+  return
+}
+
+// -----
+
+// Blockwise scaling: x_scale holds K/128 blocks per row.
+func.func @blockwise_scale(%a: memref<4x?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M3FN>, %sa: memref<4x?xf32>, %sb: memref<4x4x2xf32>, %m: memref<4xi64>, %o: memref<4x?x256xbf16>) {
+  // ERR: verify.mlir:[[@LINE+1]]:3: error: gg.grouped_matmul: a_scale must be 3-D [4, 4, ?] for the padded layout, got 2-D [4, ?]
+  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "padded", scaling = "blockwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<4x?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<4x?xf32>, memref<4x4x2xf32>, memref<4xi64>, memref<4x?x256xbf16>) -> ()
+  return
+}
