@@ -14,19 +14,12 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "passes/pass.h"
+#include "passes/tile_lowering.h"
 
-typedef struct host_lowering {
-  MlirOperation func;
+typedef struct host_state {
   MlirOperation entry_first;  // allocations go in front of it
   MlirOperation ret;          // deallocations go in front of it
-  gg_value_map buffers;       // tile value -> its buffer
-  gg_op_list dead;            // rewritten ops, erased at the end (users first)
-  bool ok;
-} host_lowering;
-
-static bool is_tile_type(MlirType type) {
-  return mlirTypeIsAVector(type) && mlirShapedTypeGetRank(type) == 2;
-}
+} host_state;
 
 // "memref<RxCxf32>" for a tile type.
 static void buffer_type_text(gg_text* t, MlirType tile) {
@@ -35,7 +28,8 @@ static void buffer_type_text(gg_text* t, MlirType tile) {
 }
 
 // A heap buffer for a tile, allocated at function entry and freed before the return.
-static MlirValue new_buffer(host_lowering* h, MlirType tile) {
+static MlirValue new_buffer(gg_tile_lowering* l, MlirType tile) {
+  host_state* h = l->state;
   gg_text type, t;
   gg_text_init(&type);
   gg_text_init(&t);
@@ -45,17 +39,17 @@ static MlirValue new_buffer(host_lowering* h, MlirType tile) {
                  "%s\n  return %%b : %s\n}",
                  gg_text_str(&type), gg_text_str(&type), gg_text_str(&type));
   MlirValue buffer = {NULL};
-  if (!gg_inline_template(h->entry_first, gg_text_str(&t), NULL, 0, &buffer, 1)) h->ok = false;
+  gg_tile_emit(l, h->entry_first, &t, NULL, 0, &buffer, 1);
   gg_text_clear(&t);
   gg_text_printf(&t, "func.func @free(%%b: %s) {\n  memref.dealloc %%b : %s\n  return\n}",
                  gg_text_str(&type), gg_text_str(&type));
-  if (h->ok && !gg_inline_template(h->ret, gg_text_str(&t), &buffer, 1, NULL, 0)) h->ok = false;
+  gg_tile_emit(l, h->ret, &t, &buffer, 1, NULL, 0);
   gg_text_free(&type);
   gg_text_free(&t);
   return buffer;
 }
 
-static void copy_buffer(host_lowering* h, MlirValue from, MlirValue to, MlirOperation before) {
+static void copy_buffer(gg_tile_lowering* l, MlirValue from, MlirValue to, MlirOperation before) {
   gg_text t, type;
   gg_text_init(&t);
   gg_text_init(&type);
@@ -65,24 +59,9 @@ static void copy_buffer(host_lowering* h, MlirValue from, MlirValue to, MlirOper
                  "return\n}",
                  gg_text_str(&type), gg_text_str(&type), gg_text_str(&type), gg_text_str(&type));
   MlirValue args[2] = {from, to};
-  if (!gg_inline_template(before, gg_text_str(&t), args, 2, NULL, 0)) h->ok = false;
+  gg_tile_emit(l, before, &t, args, 2, NULL, 0);
   gg_text_free(&t);
   gg_text_free(&type);
-}
-
-// The buffer standing for a tile value (which must have been lowered already).
-static MlirValue buffer_of(host_lowering* h, MlirValue tile, MlirOperation user) {
-  if (gg_value_map_has(&h->buffers, tile)) return gg_value_map_get(&h->buffers, tile);
-  if (mlirTypeIsAMemRef(mlirValueGetType(tile))) return tile;  // a carried buffer
-  gg_emit_error(user, "gg-to-host: a tile operand has no host buffer (unsupported producer)");
-  h->ok = false;
-  return tile;
-}
-
-// Runs a template in front of op with the given arguments and no results.
-static void emit(host_lowering* h, MlirOperation before, gg_text* t, const MlirValue* args,
-                 intptr_t count) {
-  if (t->failed || !gg_inline_template(before, gg_text_str(t), args, count, NULL, 0)) h->ok = false;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -97,7 +76,7 @@ static MlirOperation op_before(MlirOperation op) {
   return prev;
 }
 
-static void lower_grid(host_lowering* h, MlirOperation grid) {
+static bool lower_grid(MlirOperation grid) {
   MlirValue extents[3];
   for (int i = 0; i < 3; ++i) extents[i] = mlirOperationGetOperand(grid, i);
   static const char nest[] =
@@ -106,10 +85,7 @@ static void lower_grid(host_lowering* h, MlirOperation grid) {
       "  scf.for %z = %c0 to %gz step %c1 {\n"
       "    scf.for %y = %c0 to %gy step %c1 {\n"
       "      scf.for %x = %c0 to %gx step %c1 {\n      }\n    }\n  }\n  return\n}";
-  if (!gg_inline_template(grid, nest, extents, 3, NULL, 0)) {
-    h->ok = false;
-    return;
-  }
+  if (!gg_inline_template(grid, nest, extents, 3, NULL, 0)) return false;
   MlirOperation loop = op_before(grid), body_end = {NULL};
   MlirValue ivs[3];  // z, y, x
   for (int level = 0; level < 3; ++level) {
@@ -129,6 +105,7 @@ static void lower_grid(host_lowering* h, MlirOperation grid) {
     op = next;
   }
   mlirOperationDestroy(grid);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -164,11 +141,11 @@ static void emit_decode(gg_text* t, int fnuz, const char* indent) {
                  indent, indent);
 }
 
-static void lower_load_tile(host_lowering* h, MlirOperation op) {
+static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   MlirValue tile = mlirOperationGetResult(op, 0);
   MlirType tile_type = mlirValueGetType(tile);
-  MlirValue buffer = new_buffer(h, tile_type);
-  if (!h->ok) return;
+  MlirValue buffer = new_buffer(l, tile_type);
+  if (!l->ok) return false;
   bool mask_rows = true, mask_k = true;
   gg_attr_bool(op, "mask_rows", &mask_rows);
   gg_attr_bool(op, "mask_k", &mask_k);
@@ -240,19 +217,20 @@ static void lower_load_tile(host_lowering* h, MlirOperation op) {
                  (long long)rows, (long long)cols);
   MlirValue args[7] = {src, buffer};
   for (int i = 1; i < 6; ++i) args[i + 1] = mlirOperationGetOperand(op, i);
-  emit(h, op, &t, args, 7);
-  gg_value_map_set(&h->buffers, tile, buffer);
-  gg_op_list_push(&h->dead, op);
+  gg_tile_emit(l, op, &t, args, 7, NULL, 0);
+  gg_tile_map(l, tile, buffer);
+  gg_tile_done(l, op);
   gg_text_free(&t);
   gg_text_free(&src_type);
   gg_text_free(&f8);
+  return l->ok;
 }
 
-static void lower_load_scales(host_lowering* h, MlirOperation op) {
+static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   MlirValue sx = mlirOperationGetResult(op, 0), sw = mlirOperationGetResult(op, 1);
   MlirType sx_type = mlirValueGetType(sx), sw_type = mlirValueGetType(sw);
-  MlirValue sx_buffer = new_buffer(h, sx_type), sw_buffer = new_buffer(h, sw_type);
-  if (!h->ok) return;
+  MlirValue sx_buffer = new_buffer(l, sx_type), sw_buffer = new_buffer(l, sw_type);
+  if (!l->ok) return false;
   int64_t blocks = mlirShapedTypeGetDimSize(sx_type, 0);
   int64_t rows = mlirShapedTypeGetDimSize(sx_type, 1), cols = mlirShapedTypeGetDimSize(sw_type, 1);
   MlirValue sa = mlirOperationGetOperand(op, 0), sb = mlirOperationGetOperand(op, 1);
@@ -323,25 +301,26 @@ static void lower_load_scales(host_lowering* h, MlirOperation op) {
   gg_text_printf(&t, "  return\n}");
   MlirValue args[14] = {sa, sb, sx_buffer, sw_buffer};
   for (int i = 2; i < 12; ++i) args[i + 2] = mlirOperationGetOperand(op, i);
-  emit(h, op, &t, args, 14);
-  gg_value_map_set(&h->buffers, sx, sx_buffer);
-  gg_value_map_set(&h->buffers, sw, sw_buffer);
-  gg_op_list_push(&h->dead, op);
+  gg_tile_emit(l, op, &t, args, 14, NULL, 0);
+  gg_tile_map(l, sx, sx_buffer);
+  gg_tile_map(l, sw, sw_buffer);
+  gg_tile_done(l, op);
   gg_text_free(&t);
   gg_text_free(&sa_type);
   gg_text_free(&sb_type);
+  return l->ok;
 }
 
-static void lower_mma(host_lowering* h, MlirOperation op) {
-  MlirValue a = buffer_of(h, mlirOperationGetOperand(op, 0), op);
-  MlirValue b = buffer_of(h, mlirOperationGetOperand(op, 1), op);
+static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
+  MlirValue a = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
+  MlirValue b = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
   MlirValue acc_in = mlirOperationGetOperand(op, 2);
-  MlirValue acc = buffer_of(h, acc_in, op);
-  if (!h->ok) return;
+  MlirValue acc = gg_tile_lookup(l, acc_in, op);
+  if (!l->ok) return false;
   // In place when this mma is the accumulator's last user, as in every K loop form.
   if (gg_value_use_count(acc_in) != 1) {
-    MlirValue fresh = new_buffer(h, mlirValueGetType(mlirOperationGetResult(op, 0)));
-    copy_buffer(h, acc, fresh, op);
+    MlirValue fresh = new_buffer(l, mlirValueGetType(mlirOperationGetResult(op, 0)));
+    copy_buffer(l, acc, fresh, op);
     acc = fresh;
   }
   int blockwise = gg_op_is(op, GG_OP_MMA_SCALED_TILE);
@@ -403,13 +382,14 @@ static void lower_mma(host_lowering* h, MlirOperation op) {
                  running, tm, tn);
   MlirValue args[5] = {a, b, acc};
   if (blockwise) {
-    args[3] = buffer_of(h, mlirOperationGetOperand(op, 3), op);
-    args[4] = buffer_of(h, mlirOperationGetOperand(op, 4), op);
+    args[3] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
+    args[4] = gg_tile_lookup(l, mlirOperationGetOperand(op, 4), op);
   }
-  emit(h, op, &t, args, blockwise ? 5 : 3);
-  gg_value_map_set(&h->buffers, mlirOperationGetResult(op, 0), acc);
-  gg_op_list_push(&h->dead, op);
+  gg_tile_emit(l, op, &t, args, blockwise ? 5 : 3, NULL, 0);
+  gg_tile_map(l, mlirOperationGetResult(op, 0), acc);
+  gg_tile_done(l, op);
   gg_text_free(&t);
+  return l->ok;
 }
 
 // f32 `input` to bf16 %h, rounding to nearest even; NaN stays a (quiet) NaN.
@@ -436,9 +416,9 @@ static void emit_round_bf16(gg_text* t, const char* indent, const char* input) {
                  indent, indent, indent, indent, indent, indent, indent, indent);
 }
 
-static void lower_epilogue(host_lowering* h, MlirOperation op) {
-  MlirValue acc = buffer_of(h, mlirOperationGetOperand(op, 0), op);
-  if (!h->ok) return;
+static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
+  MlirValue acc = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
+  if (!l->ok) return false;
   bool mask_rows = true, mask_cols = true;
   gg_attr_bool(op, "mask_rows", &mask_rows);
   gg_attr_bool(op, "mask_cols", &mask_cols);
@@ -503,27 +483,27 @@ static void lower_epilogue(host_lowering* h, MlirOperation op) {
                  gg_text_str(&out_type));
   MlirValue args[11] = {acc, out, sa, sb};
   for (int i = 4; i < 11; ++i) args[i] = mlirOperationGetOperand(op, i);
-  emit(h, op, &t, args, 11);
-  gg_op_list_push(&h->dead, op);
+  gg_tile_emit(l, op, &t, args, 11, NULL, 0);
+  gg_tile_done(l, op);
   gg_text_free(&t);
   gg_text_free(&out_type);
   gg_text_free(&sa_type);
   gg_text_free(&sb_type);
+  return l->ok;
 }
 
 // A splat tile constant (the accumulator's zero): a buffer filled row by row.
-static void lower_constant(host_lowering* h, MlirOperation op) {
+static bool lower_constant(gg_tile_lowering* l, MlirOperation op) {
   MlirValue tile = mlirOperationGetResult(op, 0);
   MlirType type = mlirValueGetType(tile);
   MlirAttribute value = mlirOperationGetAttributeByName(op, gg_str("value"));
   if (!mlirAttributeIsADenseFPElements(value) || !mlirDenseElementsAttrIsSplat(value)) {
     gg_emit_error(op, "gg-to-host: only splat tile constants are supported");
-    h->ok = false;
-    return;
+    return false;
   }
   double splat = mlirDenseElementsAttrGetFloatSplatValue(value);
-  MlirValue buffer = new_buffer(h, type);
-  if (!h->ok) return;
+  MlirValue buffer = new_buffer(l, type);
+  if (!l->ok) return false;
   long long rows = mlirShapedTypeGetDimSize(type, 0), cols = mlirShapedTypeGetDimSize(type, 1);
   gg_text t;
   gg_text_init(&t);
@@ -536,100 +516,52 @@ static void lower_constant(host_lowering* h, MlirOperation op) {
                  "    vector.store %%v, %%b[%%r, %%c0] : memref<%lldx%lldxf32>, vector<%lldxf32>\n"
                  "  }\n  return\n}",
                  rows, cols, rows, splat, cols, rows, cols, cols);
-  emit(h, op, &t, &buffer, 1);
-  gg_value_map_set(&h->buffers, tile, buffer);
-  gg_op_list_push(&h->dead, op);
+  gg_tile_emit(l, op, &t, &buffer, 1, NULL, 0);
+  gg_tile_map(l, tile, buffer);
+  gg_tile_done(l, op);
   gg_text_free(&t);
+  return l->ok;
 }
 
-static void lower_block(host_lowering* h, MlirBlock block);
-
-// A loop carrying tiles carries their buffers instead: one buffer per carried value,
-// filled from the initial value before the loop and from the yielded one at its end.
-static void lower_for(host_lowering* h, MlirOperation loop) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
-  intptr_t carried = mlirOperationGetNumResults(loop);
-  bool tile[16] = {false};
-  for (intptr_t i = 0; i < carried && i < 16; ++i) {
-    MlirValue result = mlirOperationGetResult(loop, i);
-    MlirType type = mlirValueGetType(result);
-    if (!is_tile_type(type)) continue;
-    tile[i] = true;
-    MlirValue buffer = new_buffer(h, type);
-    if (!h->ok) return;
-    copy_buffer(h, buffer_of(h, mlirOperationGetOperand(loop, 3 + i), loop), buffer, loop);
-    mlirOperationSetOperand(loop, 3 + i, buffer);
-    MlirType buffer_type = mlirValueGetType(buffer);
-    mlirValueSetType(mlirBlockGetArgument(body, 1 + i), buffer_type);
-    mlirValueSetType(result, buffer_type);
-  }
-  lower_block(h, body);
-  if (!h->ok) return;
-  MlirOperation yield = mlirBlockGetTerminator(body);
-  for (intptr_t i = 0; i < carried && i < 16; ++i) {
-    if (!tile[i]) continue;
-    MlirValue arg = mlirBlockGetArgument(body, 1 + i);
-    MlirValue yielded = buffer_of(h, mlirOperationGetOperand(yield, i), yield);
-    if (!mlirValueEqual(yielded, arg)) copy_buffer(h, yielded, arg, yield);
-    mlirOperationSetOperand(yield, i, arg);
-  }
+// Carried tiles get a buffer of their own, filled from the initial value before the loop
+// and from the yielded one at the end of each iteration.
+static MlirValue carry_in(gg_tile_lowering* l, MlirOperation loop, MlirValue lowered_init) {
+  MlirValue buffer = new_buffer(l, mlirValueGetType(lowered_init));
+  if (l->ok) copy_buffer(l, lowered_init, buffer, loop);
+  return buffer;
 }
 
-static void lower_op(host_lowering* h, MlirOperation op) {
-  if (gg_op_is(op, GG_OP_LOAD_TILE)) return lower_load_tile(h, op);
-  if (gg_op_is(op, GG_OP_LOAD_SCALES)) return lower_load_scales(h, op);
-  if (gg_is_mma(op)) return lower_mma(h, op);
-  if (gg_op_is(op, GG_OP_EPILOGUE)) return lower_epilogue(h, op);
-  if (gg_op_is(op, "arith.constant") && mlirOperationGetNumResults(op) == 1 &&
-      is_tile_type(mlirValueGetType(mlirOperationGetResult(op, 0))))
-    return lower_constant(h, op);
-  if (gg_op_is(op, "scf.for")) return lower_for(h, op);
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
-         b = mlirBlockGetNextInRegion(b))
-      lower_block(h, b);
+static MlirValue carry_out(gg_tile_lowering* l, MlirOperation yield, MlirValue lowered,
+                           MlirValue iteration_argument) {
+  if (!mlirValueEqual(lowered, iteration_argument))
+    copy_buffer(l, lowered, iteration_argument, yield);
+  return iteration_argument;
 }
 
-static void lower_block(host_lowering* h, MlirBlock block) {
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && h->ok;) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    lower_op(h, op);
-    op = next;
-  }
-}
+static const gg_tile_target host_target = {
+    .pass_name = "gg-to-host",
+    .load_tile = lower_load_tile,
+    .load_scales = lower_load_scales,
+    .mma = lower_mma,
+    .epilogue = lower_epilogue,
+    .constant = lower_constant,
+    .carry_in = carry_in,
+    .carry_out = carry_out,
+};
 
 static bool run(MlirOperation func, const void* options) {
   (void)options;
   gg_op_list grids = {0};
   gg_collect_ops(func, GG_OP_GRID, &grids);
-  if (grids.count == 0) {
-    gg_op_list_free(&grids);
-    return true;
-  }
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  host_lowering h = {func, mlirBlockGetFirstOperation(entry), mlirBlockGetTerminator(entry),
-                     {0}, {0}, true};
-  for (size_t i = 0; i < grids.count && h.ok; ++i) lower_grid(&h, grids.ops[i]);
+  bool ok = true;
+  for (size_t i = 0; i < grids.count && ok; ++i) ok = lower_grid(grids.ops[i]);
+  size_t grid_count = grids.count;
   gg_op_list_free(&grids);
-  if (h.ok) lower_block(&h, entry);
-  // On failure the rewritten ops may still have users; the IR is discarded anyway.
-  if (h.ok)
-    for (size_t i = h.dead.count; i-- > 0;) mlirOperationDestroy(h.dead.ops[i]);
-  gg_op_list leftovers = {0};
-  gg_collect_ops(func, NULL, &leftovers);
-  for (size_t i = 0; i < leftovers.count && h.ok; ++i) {
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(leftovers.ops[i]));
-    if (name.length > 3 && !memcmp(name.data, "gg.", 3)) {
-      gg_emit_error(leftovers.ops[i], "gg-to-host: %.*s is not lowered (run the gg pipeline up "
-                                      "to gg-mask first)",
-                    (int)name.length, name.data);
-      h.ok = false;
-    }
-  }
-  gg_op_list_free(&leftovers);
-  gg_op_list_free(&h.dead);
-  gg_value_map_free(&h.buffers);
-  return h.ok;
+  if (!ok || grid_count == 0) return ok;
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  host_state state = {mlirBlockGetFirstOperation(entry), mlirBlockGetTerminator(entry)};
+  gg_tile_lowering l = {&host_target, &state, {0}, {0}, true};
+  return gg_tile_lower(&l, entry, func);
 }
 
 const gg_pass_info gg_to_host_pass = {
