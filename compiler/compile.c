@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compiler/amdgpu.h"
 #include "compiler/context.h"
 #include "compiler/diagnostics.h"
 #include "dialect/dialect.h"
@@ -14,8 +15,8 @@
 #include "mlir-c/Target/LLVMIR.h"
 #include "passes/pass.h"
 
-static const char* const stage_names[GG_STAGE_COUNT] = {"op", "tiles", "target", "llvm-dialect",
-                                                        "llvm"};
+static const char* const stage_names[GG_STAGE_COUNT] = {"op",   "tiles", "target", "llvm-dialect",
+                                                        "llvm", "isa",   "hsaco"};
 
 const char* gg_stage_name(gg_stage stage) {
   return (unsigned)stage < GG_STAGE_COUNT ? stage_names[stage] : "?";
@@ -27,14 +28,44 @@ int gg_stage_from_name(const char* name) {
   return -1;
 }
 
-void gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
-  (void)desc;  // one host pipeline; targets plug in here
+static int is_amd(const gg_op_desc* desc) {
+  return desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
+}
+
+gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
+  const char* chip = gg_target_name(desc->target);
+  if (!is_amd(desc)) {
+    switch (stage) {
+      case GG_STAGE_OP: snprintf(buffer, size, "%s", ""); break;
+      case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
+      case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
+      case GG_STAGE_LLVM_DIALECT:
+      case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-llvm"); break;
+      default:
+        return gg_status_make(GG_STATUS_UNIMPLEMENTED,
+                              "the host target has no %s artifact: its kernels are JIT-compiled "
+                              "(emit llvm for the code)",
+                              gg_stage_name(stage));
+    }
+    return GG_OK;
+  }
   switch (stage) {
     case GG_STAGE_OP: snprintf(buffer, size, "%s", ""); break;
     case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
-    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
-    default: snprintf(buffer, size, "gg-to-llvm"); break;
+    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-amdgpu{chip=%s}", chip); break;
+    case GG_STAGE_LLVM_DIALECT:
+    case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-rocdl{chip=%s}", chip); break;
+    case GG_STAGE_ISA:
+    case GG_STAGE_BINARY: {
+      char toolkit[1024];
+      GG_RETURN_IF_ERROR(gg_amdgpu_toolkit(toolkit, sizeof toolkit));
+      snprintf(buffer, size, "gg-to-rocdl{chip=%s},gg-amdgpu-binary{chip=%s format=%s toolkit=%s}",
+               chip, chip, stage == GG_STAGE_ISA ? "isa" : "bin", toolkit);
+      break;
+    }
+    default: return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
   }
+  return GG_OK;
 }
 
 static double now_ms(void) {
@@ -50,11 +81,11 @@ static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage
   GG_RETURN_IF_ERROR(gg_op_desc_validate(in));
   gg_op_desc desc = gg_op_desc_with_defaults(in);
   gg_op_desc_kernel_name(&desc, name, name_size);
+  char pipeline[4096];
+  GG_RETURN_IF_ERROR(gg_pipeline_for(&desc, stage, pipeline, sizeof pipeline));
   gg_diagnostics diagnostics;
   gg_diagnostics_attach(&diagnostics, ctx, NULL);
   MlirModule module = gg_build_module(ctx, &desc, name);
-  char pipeline[4096];
-  gg_pipeline_for(&desc, stage, pipeline, sizeof pipeline);
   gg_status status = GG_OK;
   if (pipeline[0]) {
     MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, gg_str("builtin.module"));
@@ -74,6 +105,43 @@ static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage
   return GG_OK;
 }
 
+gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext* out_ctx,
+                            MlirModule* out_module) {
+  if (stage > GG_STAGE_LLVM_DIALECT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "stage %s is not an MLIR module",
+                          gg_stage_name(stage));
+  MlirContext ctx = gg_context_create();
+  if (mlirContextIsNull(ctx))
+    return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
+  char name[256];
+  gg_status status = build_and_lower(ctx, desc, stage, out_module, name, sizeof name);
+  if (status) {
+    mlirContextDestroy(ctx);
+    return status;
+  }
+  *out_ctx = ctx;
+  return GG_OK;
+}
+
+// LLVM IR of a host module (in the LLVM dialect) or of an AMD kernel (the bitcode that
+// gpu-module-to-binary's offloading format produces would do too; translating the
+// gpu.module's body directly keeps one path).
+static gg_status emit_llvm_ir(MlirOperation module, const char* name, gg_text* out) {
+  LLVMContextRef llvm_ctx = LLVMContextCreate();
+  gg_status status = GG_OK;
+  LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(module, llvm_ctx);
+  if (!llvm_module) {
+    status = gg_status_make(GG_STATUS_INTERNAL, "translating %s to LLVM IR failed", name);
+  } else {
+    char* text = LLVMPrintModuleToString(llvm_module);
+    gg_text_printf(out, "%s", text);
+    LLVMDisposeMessage(text);
+    LLVMDisposeModule(llvm_module);
+  }
+  LLVMContextDispose(llvm_ctx);
+  return status;
+}
+
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) {
   MlirContext ctx = gg_context_create();
   if (mlirContextIsNull(ctx))
@@ -82,20 +150,17 @@ gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) 
   char name[256];
   gg_status status = build_and_lower(ctx, desc, stage, &module, name, sizeof name);
   if (!status) {
-    if (stage == GG_STAGE_LLVM_IR) {
-      LLVMContextRef llvm_ctx = LLVMContextCreate();
-      LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llvm_ctx);
-      if (!llvm_module) {
-        status = gg_status_make(GG_STATUS_INTERNAL, "translating %s to LLVM IR failed", name);
-      } else {
-        char* text = LLVMPrintModuleToString(llvm_module);
-        gg_text_printf(out, "%s", text);
-        LLVMDisposeMessage(text);
-        LLVMDisposeModule(llvm_module);
-      }
-      LLVMContextDispose(llvm_ctx);
+    MlirOperation op = mlirModuleGetOperation(module);
+    if (stage == GG_STAGE_ISA || stage == GG_STAGE_BINARY) {
+      MlirStringRef bytes;
+      status = gg_amdgpu_binary_bytes(op, &bytes);
+      if (!status) gg_text_append(out, bytes.data, bytes.length);
+    } else if (stage == GG_STAGE_LLVM_IR && is_amd(desc)) {
+      status = gg_amdgpu_llvm_ir(op, out);
+    } else if (stage == GG_STAGE_LLVM_IR) {
+      status = emit_llvm_ir(op, name, out);
     } else {
-      gg_text_operation(out, mlirModuleGetOperation(module));
+      gg_text_operation(out, op);
       gg_text_printf(out, "\n");
     }
     mlirModuleDestroy(module);

@@ -16,9 +16,11 @@ extern "C" {
 typedef enum gg_stage {
   GG_STAGE_OP = 0,        // the gg.grouped_matmul module as built from the descriptor
   GG_STAGE_TILES,         // after the tile-level gg passes (verify .. mask)
-  GG_STAGE_TARGET,        // after the target lowering (gg-to-host)
-  GG_STAGE_LLVM_DIALECT,  // lowered to the LLVM dialect
+  GG_STAGE_TARGET,        // after the target lowering (gg-to-host, gg-to-amdgpu)
+  GG_STAGE_LLVM_DIALECT,  // lowered to the LLVM dialect (ROCDL for AMD)
   GG_STAGE_LLVM_IR,       // translated to LLVM IR (text)
+  GG_STAGE_ISA,           // AMD assembly (gfx942, gfx950)
+  GG_STAGE_BINARY,        // the HSA code object, an AMDGPU ELF (gfx942, gfx950)
   GG_STAGE_COUNT
 } gg_stage;
 
@@ -26,12 +28,18 @@ const char* gg_stage_name(gg_stage stage);
 int gg_stage_from_name(const char* name);
 
 // The textual pipeline that takes op-level IR for desc to `stage` (GG_STAGE_LLVM_IR uses
-// the LLVM-dialect pipeline). Written into buffer.
-void gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
+// the LLVM-dialect pipeline). Written into buffer. Fails for a stage the target lacks.
+gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 
-// Compiles desc up to stage and appends the printed result (MLIR, or LLVM IR) to out.
-// Compilation errors come back as a status carrying the located diagnostics.
+// Compiles desc up to stage and appends the result to out: printed MLIR, LLVM IR or
+// assembly text, or the code object's bytes. Compilation errors come back as a status
+// carrying the located diagnostics.
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out);
+
+// Compiles desc and, on success, hands back the module at `stage` (MLIR stages only) in
+// a context the caller owns (destroy the module, then the context).
+gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext* ctx,
+                            MlirModule* module);
 
 // A host kernel: JIT-compiled machine code for the CPU.
 typedef struct gg_host_kernel gg_host_kernel;

@@ -49,9 +49,7 @@ void gg_text_append(gg_text* text, const char* data, size_t length) {
   text->data[text->length] = 0;
 }
 
-void gg_text_printf(gg_text* text, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
+void gg_text_vprintf(gg_text* text, const char* format, va_list args) {
   va_list copy;
   va_copy(copy, args);
   int needed = vsnprintf(NULL, 0, format, copy);
@@ -60,6 +58,12 @@ void gg_text_printf(gg_text* text, const char* format, ...) {
     vsnprintf(text->data + text->length, (size_t)needed + 1, format, args);
     text->length += (size_t)needed;
   }
+}
+
+void gg_text_printf(gg_text* text, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  gg_text_vprintf(text, format, args);
   va_end(args);
 }
 

@@ -3,6 +3,7 @@
 #ifndef GG_COMPILER_IR_H_
 #define GG_COMPILER_IR_H_
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ void gg_text_free(gg_text* text);
 void gg_text_clear(gg_text* text);
 void gg_text_append(gg_text* text, const char* data, size_t length);
 void gg_text_printf(gg_text* text, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void gg_text_vprintf(gg_text* text, const char* format, va_list args);
 void gg_text_type(gg_text* text, MlirType type);
 void gg_text_attribute(gg_text* text, MlirAttribute attribute);
 void gg_text_operation(gg_text* text, MlirOperation op);

@@ -61,7 +61,7 @@ void gg_pass_dependent_dialects(MlirDialectHandle* handles, intptr_t* count) {
 }
 
 gg_status gg_pass_create(const gg_pass_info* info, const char* option_text, MlirPass* pass) {
-  unsigned char options[512] = {0};
+  unsigned char options[2048] = {0};
   if (info->options_size > sizeof options)
     return gg_status_make(GG_STATUS_INTERNAL, "%s: options too large", info->argument);
   if (option_text && *option_text) {

@@ -37,7 +37,7 @@ const gg_pass_info* gg_pass_at(size_t index);
 typedef struct gg_named_pipeline {
   const char* argument;
   const char* summary;
-  const char* (*expand)(const char* option_text, char* buffer, size_t size);
+  gg_status (*expand)(const char* option_text, char* buffer, size_t size);
 } gg_named_pipeline;
 
 const gg_named_pipeline* gg_named_pipeline_lookup(const char* argument);
@@ -53,7 +53,7 @@ gg_status gg_pipeline_add(MlirOpPassManager pm, const char* anchor, const char* 
 // Option helpers for parse_options: iterate "key=value,key2=value2".
 typedef struct gg_option {
   char key[64];
-  char value[192];
+  char value[1024];
 } gg_option;
 // Reads the next option from *cursor; returns false at the end, or sets *status when the
 // text is malformed.
@@ -70,6 +70,7 @@ extern const gg_pass_info gg_resolve_groups_pass;
 extern const gg_pass_info gg_k_loop_pass;
 extern const gg_pass_info gg_mask_pass;
 extern const gg_pass_info gg_to_host_pass;
+extern const gg_pass_info gg_to_amdgpu_pass;
 
 #ifdef __cplusplus
 }

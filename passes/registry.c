@@ -9,7 +9,7 @@
 
 static const gg_pass_info* const passes[] = {
     &gg_verify_pass,    &gg_select_config_pass, &gg_tile_pass,    &gg_resolve_groups_pass,
-    &gg_k_loop_pass,    &gg_mask_pass,          &gg_to_host_pass,
+    &gg_k_loop_pass,    &gg_mask_pass,          &gg_to_host_pass, &gg_to_amdgpu_pass,
 };
 
 const gg_pass_info* gg_pass_lookup(const char* argument) {
@@ -34,22 +34,73 @@ const gg_pass_info* gg_pass_at(size_t index) { return passes[index]; }
 // The gg passes from the op level to tiles with resolved groups and masks.
 #define GG_TILE_LEVEL "gg-verify,gg-select-config,gg-tile,gg-resolve-groups,gg-k-loop,gg-mask"
 
-static const char* expand_gg_to_llvm(const char* options, char* buffer, size_t size) {
-  (void)options;
+static gg_status no_options(const char* options, const char* name) {
+  if (options && *options)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s takes no options, given '%s'", name,
+                          options);
+  return GG_OK;
+}
+
+static gg_status expand_gg_to_llvm(const char* options, char* buffer, size_t size) {
   snprintf(buffer, size, "%s,gg-to-host,%s", GG_TILE_LEVEL, GG_HOST_TO_LLVM);
-  return buffer;
+  return no_options(options, "gg-to-llvm");
 }
 
-static const char* expand_gg_tile_level(const char* options, char* buffer, size_t size) {
-  (void)options;
+static gg_status expand_gg_tile_level(const char* options, char* buffer, size_t size) {
   snprintf(buffer, size, "%s", GG_TILE_LEVEL);
-  return buffer;
+  return no_options(options, "gg-tile-level");
 }
 
-static const char* expand_host_to_llvm(const char* options, char* buffer, size_t size) {
-  (void)options;
+static gg_status expand_host_to_llvm(const char* options, char* buffer, size_t size) {
   snprintf(buffer, size, "%s", GG_HOST_TO_LLVM);
-  return buffer;
+  return no_options(options, "gg-host-to-llvm");
+}
+
+// Reads chip=, format= and toolkit= options; chip must name an AMD target.
+static gg_status amd_options(const char* text, const char* name, char* chip, char* format,
+                             char* toolkit) {
+  strcpy(chip, "");
+  strcpy(format, "bin");
+  strcpy(toolkit, "");
+  gg_option option;
+  gg_status status = GG_OK;
+  while (gg_option_next(&text, &option, &status)) {
+    if (!strcmp(option.key, "chip")) snprintf(chip, 1024, "%s", option.value);
+    else if (!strcmp(option.key, "format") && format) snprintf(format, 1024, "%s", option.value);
+    else if (!strcmp(option.key, "toolkit") && toolkit) snprintf(toolkit, 1024, "%s", option.value);
+    else
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s: unknown option '%s'", name, option.key);
+  }
+  if (status) return status;
+  if (strcmp(chip, "gfx942") != 0 && strcmp(chip, "gfx950") != 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s needs chip=gfx942 or chip=gfx950", name);
+  return GG_OK;
+}
+
+// Upstream lowering of gg-to-amdgpu's kernels to ROCDL. Index arithmetic is 32-bit on the
+// device (operands are below 2 GiB): it halves the registers addresses take.
+static gg_status expand_gg_to_rocdl(const char* options, char* buffer, size_t size) {
+  char chip[1024], format[1024], toolkit[1024];
+  GG_RETURN_IF_ERROR(amd_options(options, "gg-to-rocdl", chip, format, toolkit));
+  snprintf(buffer, size,
+           "%s,gg-to-amdgpu{chip=%s},gpu.module(convert-scf-to-cf,expand-strided-metadata,"
+           "lower-affine,convert-gpu-to-rocdl{chipset=%s index-bitwidth=32},"
+           "reconcile-unrealized-casts)",
+           GG_TILE_LEVEL, chip, chip);
+  return GG_OK;
+}
+
+// ROCDL to an HSA code object (format=bin) or assembly (format=isa); code object v5.
+static gg_status expand_amdgpu_binary(const char* options, char* buffer, size_t size) {
+  char chip[1024], format[1024], toolkit[1024];
+  GG_RETURN_IF_ERROR(amd_options(options, "gg-amdgpu-binary", chip, format, toolkit));
+  if (!*toolkit)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "gg-amdgpu-binary needs toolkit=<dir with llvm/bin/ld.lld>");
+  snprintf(buffer, size,
+           "rocdl-attach-target{chip=%s abi=500},gpu-module-to-binary{format=%s toolkit=%s}", chip,
+           format, toolkit);
+  return GG_OK;
 }
 
 static const gg_named_pipeline pipelines[] = {
@@ -59,6 +110,10 @@ static const gg_named_pipeline pipelines[] = {
      expand_gg_tile_level},
     {"gg-host-to-llvm", "upstream lowering of gg-to-host output to the LLVM dialect",
      expand_host_to_llvm},
+    {"gg-to-rocdl", "gg IR to ROCDL kernels for chip=gfx942|gfx950 (every gg pass, then upstream)",
+     expand_gg_to_rocdl},
+    {"gg-amdgpu-binary", "ROCDL kernels to a code object: chip=, format=bin|isa, toolkit=<dir>",
+     expand_amdgpu_binary},
 };
 
 const gg_named_pipeline* gg_named_pipeline_lookup(const char* argument) {
@@ -166,7 +221,7 @@ static gg_status add_element(MlirOpPassManager pm, const char* anchor, span elem
     return add_range(nested, name, (span){p + 1, element.end - 1}, depth + 1);
   }
 
-  char options[512] = "";
+  char options[2048] = "";
   if (p < element.end) {  // {options}
     if (element.end[-1] != '}')
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "expected '}' closing options of '%s'",
@@ -183,9 +238,9 @@ static gg_status add_element(MlirOpPassManager pm, const char* anchor, span elem
 
   const gg_named_pipeline* named = gg_named_pipeline_lookup(name);
   if (named) {
-    char expansion[2048];
-    const char* text = named->expand(options, expansion, sizeof expansion);
-    return add_range(pm, anchor, (span){text, text + strlen(text)}, depth + 1);
+    char expansion[8192];
+    GG_RETURN_IF_ERROR(named->expand(options, expansion, sizeof expansion));
+    return add_range(pm, anchor, (span){expansion, expansion + strlen(expansion)}, depth + 1);
   }
 
   // Anything else is MLIR's own.

@@ -228,7 +228,10 @@ static bool tile_op(MlirOperation op) {
   gg_text_printf(&t, ", ");
   view_type(&t, types[GG_OPERAND_B_SCALE], 1);
   gg_text_printf(&t, ", index, index, index, index, index, index, index) -> ()\n");
-  gg_text_printf(&t, "    }\n    gpu.yield\n  }) : (index, index, index) -> ()\n  return\n}\n");
+  gg_text_printf(&t,
+                 "    }\n    gpu.yield\n  }) {waves_per_eu = %d : i64} : (index, index, index) -> ()\n"
+                 "  return\n}\n",
+                 desc.tile.waves_per_eu);
 
   bool ok = !t.failed && gg_inline_template(op, gg_text_str(&t), args, arg_count, NULL, 0);
   if (ok) mlirOperationDestroy(op);

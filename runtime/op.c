@@ -153,6 +153,15 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "gfx950 takes float8_e4m3fn operands, not %s", gg_fp8_name(d.fp8));
 
+  if (d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950) {
+    int64_t lds = gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k);
+    if (lds > gg_lds_capacity(d.target))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", d.tile.m,
+                            d.tile.n, d.tile.k, (long long)lds, gg_target_name(d.target),
+                            (long long)gg_lds_capacity(d.target));
+  }
+
   if (d.b_layout == GG_B_PRESHUFFLED) {
     if (!group_owns_whole_b(d.layout))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
@@ -324,4 +333,17 @@ gg_launch_plan gg_launch_plan_of(const gg_op_desc* d, int64_t m, int zeroing) {
   plan.launch = !empty;
   plan.zero_output = empty || (d->layout == GG_LAYOUT_PADDED && zeroing);
   return plan;
+}
+
+int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk) {
+  int64_t loop = (int64_t)tm * tk + (int64_t)tn * tk, epilogue = 2 * (int64_t)tm * tn;
+  return loop > epilogue ? loop : epilogue;
+}
+
+int64_t gg_lds_capacity(gg_target target) {
+  switch (target) {
+    case GG_TARGET_GFX942: return 64 * 1024;
+    case GG_TARGET_GFX950: return 160 * 1024;
+    default: return 0;
+  }
 }

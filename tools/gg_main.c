@@ -5,7 +5,12 @@
 //              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]
 //              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]
 //              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]
-//   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm] [-o FILE]
+//              [--chip gfx942|gfx950]   (what --target sim emulates; gfx950 by default)
+//   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm|isa|hsaco]
+//              [-o FILE] [--stats]
+//
+// For gfx942 and gfx950 `gg compile` writes the HSA code object unless --emit says
+// otherwise; --stats adds one line of key=value figures read from the kernel's assembly.
 //
 // `gg run` draws inputs, poisons the output, runs the kernel, compares it with the C
 // reference and prints as its last line
@@ -17,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "compiler/amdgpu.h"
 #include "compiler/compile.h"
 #include "gg/op.h"
 #include "tests/reference/problem.h"
@@ -42,6 +50,9 @@ typedef struct cli {
   int zeroing;
   int alternate_constant;
   gg_stage emit;
+  int emit_given;
+  int stats;
+  gg_target chip;  // what --target sim emulates
   const char* output;
 } cli;
 
@@ -97,6 +108,7 @@ static int parse_cli(int argc, char** argv, cli* c) {
   c->seed = 1;
   c->zeroing = 1;
   c->emit = GG_STAGE_OP;
+  c->chip = GG_TARGET_GFX950;
   for (int i = 2; i < argc; ++i) {
     const char* flag = argv[i];
     if (!strcmp(flag, "--no-zeroing")) {
@@ -105,6 +117,10 @@ static int parse_cli(int argc, char** argv, cli* c) {
     }
     if (!strcmp(flag, "--alternate-constant")) {
       c->alternate_constant = 1;
+      continue;
+    }
+    if (!strcmp(flag, "--stats")) {
+      c->stats = 1;
       continue;
     }
     if (i + 1 >= argc) return reject("%s needs a value", flag);
@@ -158,10 +174,15 @@ static int parse_cli(int argc, char** argv, cli* c) {
     } else if (!strcmp(flag, "--loop")) {
       if ((e = gg_loop_form_from_name(v)) < 0) return reject("--loop must be rolled or unrolled, not '%s'", v);
       c->desc.tile.loop = (gg_loop_form)e;
+    } else if (!strcmp(flag, "--chip")) {
+      if (strcmp(v, "gfx942") != 0 && strcmp(v, "gfx950") != 0)
+        return reject("--chip must be gfx942 or gfx950, not '%s'", v);
+      c->chip = (gg_target)gg_target_from_name(v);
     } else if (!strcmp(flag, "--emit")) {
       if ((e = gg_stage_from_name(v)) < 0)
-        return reject("--emit must be op, tiles, target, llvm-dialect or llvm, not '%s'", v);
+        return reject("--emit must be op, tiles, target, llvm-dialect, llvm, isa or hsaco, not '%s'", v);
       c->emit = (gg_stage)e;
+      c->emit_given = 1;
     } else if (!strcmp(flag, "-o")) {
       c->output = v;
     } else {
@@ -183,8 +204,11 @@ static int parse_cli(int argc, char** argv, cli* c) {
   if (d->k < 0) return reject("%s", "--K is required");
   if (!strcmp(c->target, "gfx942")) d->target = GG_TARGET_GFX942;
   else if (!strcmp(c->target, "gfx950")) d->target = GG_TARGET_GFX950;
+  else if (!strcmp(c->target, "sim")) d->target = c->chip;  // sim runs that chip's kernel
   else d->target = GG_TARGET_HOST;
   if (!c->fp8_given) d->fp8 = d->target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
+  // An AMD target's artifact is its code object.
+  if (!c->emit_given && d->target != GG_TARGET_HOST) c->emit = GG_STAGE_BINARY;
   return 0;
 }
 
@@ -198,20 +222,23 @@ static int status_exit(gg_status status) {
 }
 
 static int command_run(cli* c) {
-  if (strcmp(c->target, "host") != 0) {
+  int sim = !strcmp(c->target, "sim");
+  if (strcmp(c->target, "host") != 0 && !sim) {
     fprintf(stderr,
-            "gg run: target '%s' is not available here: this build runs kernels on the host "
-            "CPU only (no AMD GPU, no HSA agent)\n",
+            "gg run: target '%s' is not available here: running on an AMD GPU needs an HSA agent "
+            "(this build runs kernels on the host CPU and in sim)\n",
             c->target);
     return EXIT_UNAVAILABLE;
   }
   gg_problem_spec spec = {c->desc, c->groups, c->m >= 0 ? c->m : GG_DYNAMIC, c->zeroing, c->data,
                           c->seed, c->alternate_constant};
   gg_check_result r;
-  gg_status status = gg_check_host(&spec, 1, &r);
+  gg_status status = gg_check_run(&spec, sim ? GG_CHECK_SIM : GG_CHECK_HOST, 1, &r);
   if (status) return status_exit(status);
-  printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f\n", r.kernel_name, (long long)r.m,
+  printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f", r.kernel_name, (long long)r.m,
          r.compile_ms, r.run_ms);
+  if (sim) printf(" sim_mfmas=%lld", (long long)r.sim_mfmas);
+  printf("\n");
   if (!r.passed && r.compare.first_bad >= 0 && r.output && r.expected)
     printf("first bad element %lld: got 0x%04x want 0x%04x (mismatches=%lld unwritten=%lld "
            "clobbered=%lld)\n",
@@ -226,30 +253,64 @@ static int command_run(cli* c) {
   return code;
 }
 
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+// key=value statistics of an AMD kernel, from its assembly.
+static int print_stats(const cli* c, double compile_ms) {
+  gg_text isa;
+  gg_text_init(&isa);
+  gg_status status = gg_compile_emit(&c->desc, GG_STAGE_ISA, &isa);
+  gg_isa_stats stats;
+  if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
+  gg_text_free(&isa);
+  if (status) return status_exit(status);
+  printf("isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d waves_per_simd=%d "
+         "mfma_in_loop=%d kernarg_bytes=%d compile_ms=%.1f\n",
+         stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
+         stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.kernarg_bytes,
+         compile_ms);
+  return EXIT_PASS;
+}
+
 static int command_compile(cli* c) {
   gg_status status = gg_op_desc_validate(&c->desc);
   if (status) return status_exit(status);
+  if (c->stats && c->desc.target == GG_TARGET_HOST) {
+    fprintf(stderr, "error: --stats describes AMD code objects (--target gfx942 or gfx950)\n");
+    return EXIT_REJECTED;
+  }
+  int binary = c->emit == GG_STAGE_BINARY;
+  if (binary && !c->output && isatty(fileno(stdout))) {
+    fprintf(stderr, "error: not writing a code object to a terminal (use -o FILE)\n");
+    return EXIT_REJECTED;
+  }
   gg_text text;
   gg_text_init(&text);
+  double start = now_ms();
   status = gg_compile_emit(&c->desc, c->emit, &text);
+  double compile_ms = now_ms() - start;
   if (status) {
     gg_text_free(&text);
     return status_exit(status);
   }
-  FILE* out = c->output ? fopen(c->output, "w") : stdout;
+  FILE* out = c->output ? fopen(c->output, binary ? "wb" : "w") : stdout;
   if (!out) {
     fprintf(stderr, "error: cannot write '%s'\n", c->output);
     gg_text_free(&text);
     return EXIT_FAIL;
   }
-  fputs(gg_text_str(&text), out);
+  fwrite(text.data ? text.data : "", 1, text.length, out);
   int failed = c->output ? fclose(out) != 0 : fflush(out) != 0;
   gg_text_free(&text);
   if (failed) {
     fprintf(stderr, "error: writing '%s' failed\n", c->output ? c->output : "stdout");
     return EXIT_FAIL;
   }
-  return EXIT_PASS;
+  return c->stats ? print_stats(c, compile_ms) : EXIT_PASS;
 }
 
 static void usage(FILE* out) {
@@ -259,8 +320,9 @@ static void usage(FILE* out) {
           "              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]\n"
           "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]\n"
           "              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]\n"
-          "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm]\n"
-          "              [-o FILE]\n");
+          "              [--chip gfx942|gfx950]\n"
+          "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm|\n"
+          "              isa|hsaco] [-o FILE] [--stats]\n");
 }
 
 int main(int argc, char** argv) {

@@ -170,6 +170,13 @@ void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
 int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
+// LDS (AMD workgroup memory): a tile stages A and B (tm tk + tn tk bytes), and the epilogue
+// reuses the same memory for the bf16 output tile (2 tm tn bytes).
+int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk);
+// 65536 on gfx942, 163840 on gfx950, 0 for the host.
+int64_t gg_lds_capacity(gg_target target);
+
+// ---------------------------------------------------------------------------------------
 // Launch rules shared by every backend: with a zero extent (m, N, K or G) nothing is
 // launched and the output is zero-filled; padded with zeroing zero-fills the output
 // before the kernel writes the valid rows.

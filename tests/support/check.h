@@ -20,14 +20,23 @@ typedef struct gg_check_result {
   int64_t m;                // the grouped extent the problem used
   double compile_ms;
   double run_ms;
+  int64_t sim_mfmas;        // sim: MFMA instructions executed
   char kernel_name[256];
   uint16_t* output;         // the kernel's output when keep_output was set (owned)
   uint16_t* expected;       // the reference's output when keep_output was set (owned)
   int64_t output_count;
 } gg_check_result;
 
+// Where a check runs the kernel.
+typedef enum gg_check_backend {
+  GG_CHECK_HOST = 0,  // JIT-compiled for this CPU (the spec's target must be host)
+  GG_CHECK_SIM,       // the AMD kernel IR of the spec's target (gfx942, gfx950) in sim
+} gg_check_backend;
+
 // Fails with the contract's status (GG_STATUS_INVALID_ARGUMENT) when the spec is
 // rejected, or a compile status; otherwise fills result, PASS or FAIL.
+gg_status gg_check_run(const gg_problem_spec* spec, gg_check_backend backend, int keep_output,
+                       gg_check_result* result);
 gg_status gg_check_host(const gg_problem_spec* spec, int keep_output, gg_check_result* result);
 
 void gg_check_result_free(gg_check_result* result);

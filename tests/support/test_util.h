@@ -26,6 +26,8 @@ struct Spec {
   uint64_t seed = 1;
   int zeroing = 1;
   int alternate_constant = 0;
+  // host runs the JIT kernel; gfx942 and gfx950 run that chip's kernel IR in sim.
+  gg_target target = GG_TARGET_HOST;
 
   gg_op_desc desc() const {
     gg_op_desc d = {};
@@ -37,7 +39,7 @@ struct Spec {
     d.k = k;
     d.g = static_cast<int64_t>(extents.size());
     d.tile = tile;
-    d.target = GG_TARGET_HOST;
+    d.target = target;
     return d;
   }
 
@@ -62,6 +64,7 @@ struct Spec {
       s += " --tile " + std::to_string(tile.m) + "x" + std::to_string(tile.n) + "x" +
            std::to_string(tile.k);
     if (tile.loop == GG_LOOP_UNROLLED) s += " --loop unrolled";
+    if (target != GG_TARGET_HOST) s += std::string(" --target sim --chip ") + gg_target_name(target);
     return s;
   }
 };
@@ -71,7 +74,8 @@ inline gg_check_result RunCase(const Spec& spec, bool keep_output = false) {
   gg_problem_spec ps = {spec.desc(), spec.extents.data(), spec.m, spec.zeroing, spec.data,
                         spec.seed, spec.alternate_constant};
   gg_check_result result;
-  gg_status status = gg_check_host(&ps, keep_output ? 1 : 0, &result);
+  gg_check_backend backend = spec.target == GG_TARGET_HOST ? GG_CHECK_HOST : GG_CHECK_SIM;
+  gg_status status = gg_check_run(&ps, backend, keep_output ? 1 : 0, &result);
   if (status) {
     ADD_FAILURE() << "rejected: " << gg_status_message(status) << "\n  reproduce: " << spec.command();
     gg_status_free(status);

@@ -1,0 +1,45 @@
+// AMD code objects: the toolkit directory gpu-module-to-binary links with, the bytes of a
+// gpu.binary, LLVM IR of a kernel, and what the assembly says about a kernel.
+#ifndef GG_COMPILER_AMDGPU_H_
+#define GG_COMPILER_AMDGPU_H_
+
+#include <stddef.h>
+
+#include "compiler/ir.h"
+#include "gg/op.h"
+#include "gg/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// The directory holding llvm/bin/ld.lld (Debian's lld-22). Taken from $GG_TOOLKIT, else
+// the one the build makes (//compiler:amdgpu_toolkit, found in the runfiles), else made
+// on first use under $TMPDIR (a symlink to /usr/lib/llvm-22/bin/ld.lld).
+gg_status gg_amdgpu_toolkit(char* buffer, size_t size);
+
+// The object of the (single) gpu.binary under module: assembly text or ELF bytes. The
+// bytes live as long as the module's context.
+gg_status gg_amdgpu_binary_bytes(MlirOperation module, MlirStringRef* bytes);
+
+// LLVM IR of the kernels of a module lowered to ROCDL.
+gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out);
+
+// What the assembly (GG_STAGE_ISA) says about its kernel.
+typedef struct gg_isa_stats {
+  int isa_lines;       // instructions of the kernel
+  int vgpr, agpr, sgpr;
+  int lds_bytes;
+  int scratch_bytes;
+  int waves_per_simd;  // what the registers allow (512 unified registers per lane, max 8)
+  int mfma_in_loop;    // MFMA instructions in the body of the loop that holds the most
+  int kernarg_bytes;
+} gg_isa_stats;
+
+gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_COMPILER_AMDGPU_H_

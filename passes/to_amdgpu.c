@@ -1,0 +1,978 @@
+// gg-to-amdgpu{chip=gfx942|gfx950}: lowers tile-level gg IR to a gpu.module kernel for AMD
+// matrix cores. One workgroup of 256 threads (4 waves of 64) computes one tile.
+//
+// - Waves split the tile's columns: wave w owns columns [w TN/4, (w+1) TN/4) of every row.
+//   A lane holds m_repeat x n_acc accumulators of a 16x16 MFMA (4 f32 each, row
+//   4 (lane/16) + r, column lane % 16).
+// - A and B tiles are loaded global -> registers with buffer loads (16 bytes per thread and
+//   chunk; out-of-range lanes are given an offset past the buffer, which reads zero), then
+//   stored to LDS with an XOR swizzle of the 16-byte chunks (chunk ^ row % chunks_per_row)
+//   so the MFMA-order reads of 16 rows at one K hit different banks.
+// - MFMA: 16x16x128 with OCP e4m3fn on gfx950, 16x16x32 with e4m3fnuz on gfx942.
+// - Epilogue: rowwise scales applied in registers, bf16 conversion, a shuffle through LDS
+//   (reusing the K loop's LDS) into 16-byte stores predicated on the group's rows and on
+//   the last column of each store; a store that straddles the group's column end is
+//   written element by element.
+// - A K chunk that straddles the group's K range (2D-2D group K not a multiple of 16) is
+//   masked per byte in that chunk only.
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/ir.h"
+#include "dialect/dialect.h"
+#include "gg/op.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "passes/pass.h"
+#include "passes/tile_lowering.h"
+
+typedef struct amdgpu_options {
+  gg_target chip;
+} amdgpu_options;
+
+static gg_status parse_options(const char* text, void* out) {
+  amdgpu_options* options = out;
+  options->chip = GG_TARGET_GFX950;
+  gg_option option;
+  gg_status status = GG_OK;
+  while (gg_option_next(&text, &option, &status)) {
+    if (strcmp(option.key, "chip") != 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown option '%s' (chip=gfx942|gfx950)",
+                            option.key);
+    int target = gg_target_from_name(option.value);
+    if (target != GG_TARGET_GFX942 && target != GG_TARGET_GFX950)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "chip must be gfx942 or gfx950, not '%s'",
+                            option.value);
+    options->chip = (gg_target)target;
+  }
+  return status;
+}
+
+// The kernel's shape, fixed by the tile and the chip.
+typedef struct kernel_shape {
+  gg_target chip;
+  int tm, tn, tk;
+  int m_repeat;      // 16-row MFMA blocks per tile
+  int n_per_wave;    // columns per wave
+  int n_acc;         // 16-column MFMA blocks per wave
+  int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
+  const char* f8;    // MFMA operand element type
+  MlirValue tid;     // gpu.thread_id x (index)
+  MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
+  char lds_type[96];
+} kernel_shape;
+
+#define THREADS 256
+// Element offsets that put a lane past any operand (< 2 GiB): its load reads zero and its
+// store is dropped. Chosen per element size so the byte offset stays within 31 bits.
+#define OOB_INDEX(element_bytes) (0x7FFFFFF0 / (element_bytes))
+
+// Common template preamble: lane decomposition of %tid.
+static void emit_lane(gg_text* t) {
+  gg_text_printf(t,
+                 "  %%true = arith.constant true\n"
+                 "  %%c16 = arith.constant 16 : index\n  %%c64 = arith.constant 64 : index\n"
+                 "  %%lane = arith.remui %%tid, %%c64 : index\n"
+                 "  %%wave = arith.divui %%tid, %%c64 : index\n"
+                 "  %%l16 = arith.remui %%lane, %%c16 : index\n"
+                 "  %%lg = arith.divui %%lane, %%c16 : index\n");
+}
+
+// "%name = arith.constant v : index"
+static void emit_index(gg_text* t, const char* name, long long v) {
+  gg_text_printf(t, "  %%%s = arith.constant %lld : index\n", name, v);
+}
+
+// Appends printf-style text in which every '@' (in the format or in its arguments) is then
+// replaced by `tag`, so the SSA names of each unrolled copy of a pattern are unique without
+// threading the copy's index through every name.
+static void emit_tagged(gg_text* t, const char* tag, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void emit_tagged(gg_text* t, const char* tag, const char* format, ...) {
+  gg_text formatted;
+  gg_text_init(&formatted);
+  va_list args;
+  va_start(args, format);
+  gg_text_vprintf(&formatted, format, args);
+  va_end(args);
+  if (formatted.failed) t->failed = true;
+  for (const char* p = gg_text_str(&formatted); *p; ++p) {
+    if (*p == '@') gg_text_printf(t, "%s", tag);
+    else gg_text_append(t, p, 1);
+  }
+  gg_text_free(&formatted);
+}
+
+// Collapses a memref argument %<arg> to 1-D %<arg>1 for buffer addressing.
+static void emit_flat(gg_text* t, const char* arg, MlirType type) {
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  gg_text elem;
+  gg_text_init(&elem);
+  gg_text_type(&elem, mlirShapedTypeGetElementType(type));
+  int64_t size = 1;
+  int dynamic = 0;
+  for (intptr_t i = 0; i < rank; ++i) {
+    int64_t d = mlirShapedTypeGetDimSize(type, i);
+    if (mlirShapedTypeIsDynamicSize(d)) dynamic = 1;
+    else size *= d;
+  }
+  char flat[128];
+  if (dynamic) snprintf(flat, sizeof flat, "memref<?x%s>", gg_text_str(&elem));
+  else snprintf(flat, sizeof flat, "memref<%lldx%s>", (long long)size, gg_text_str(&elem));
+  if (rank == 1) {
+    gg_text_printf(t, "  %%%s1 = memref.cast %%%s : ", arg, arg);
+    gg_text_type(t, type);
+    gg_text_printf(t, " to %s\n", flat);
+  } else {
+    gg_text_printf(t, "  %%%s1 = memref.collapse_shape %%%s [[", arg, arg);
+    for (intptr_t i = 0; i < rank; ++i) gg_text_printf(t, "%s%d", i ? ", " : "", (int)i);
+    gg_text_printf(t, "]] : ");
+    gg_text_type(t, type);
+    gg_text_printf(t, " into %s\n", flat);
+  }
+  gg_text_free(&elem);
+}
+
+static void flat_type(char* buffer, size_t size, MlirType type) {
+  gg_text elem;
+  gg_text_init(&elem);
+  gg_text_type(&elem, mlirShapedTypeGetElementType(type));
+  int dynamic = 0;
+  int64_t n = 1;
+  for (intptr_t i = 0; i < mlirShapedTypeGetRank(type); ++i) {
+    int64_t d = mlirShapedTypeGetDimSize(type, i);
+    if (mlirShapedTypeIsDynamicSize(d)) dynamic = 1;
+    else n *= d;
+  }
+  if (dynamic) snprintf(buffer, size, "memref<?x%s>", gg_text_str(&elem));
+  else snprintf(buffer, size, "memref<%lldx%s>", (long long)n, gg_text_str(&elem));
+  gg_text_free(&elem);
+}
+
+// ---------------------------------------------------------------------------------------
+// gg.load_tile: global -> registers, vector<chunks x 16 x i8> per thread. Chunk c of thread
+// t is 16-byte chunk q = c 256 + t of the tile, row-major.
+
+static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  MlirType src_type = mlirValueGetType(src);
+  MlirType tile_type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  long long rows = mlirShapedTypeGetDimSize(tile_type, 0), tk = mlirShapedTypeGetDimSize(tile_type, 1);
+  long long row_bytes = mlirShapedTypeGetDimSize(src_type, 1);  // K
+  long long chunks = rows * tk / (16 * THREADS);
+  bool mask_rows = true, mask_k = true;
+  gg_attr_bool(op, "mask_rows", &mask_rows);
+  gg_attr_bool(op, "mask_k", &mask_k);
+  char flat[128];
+  flat_type(flat, sizeof flat, src_type);
+  gg_text f8;
+  gg_text_init(&f8);
+  gg_text_type(&f8, mlirShapedTypeGetElementType(src_type));
+  const char* f8s = gg_text_str(&f8);
+
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "func.func @load(%%src: ");
+  gg_text_type(&t, src_type);
+  gg_text_printf(&t,
+                 ", %%row0: index, %%row_limit: index, %%k0: index, %%k_lo: index, %%k_hi: index, "
+                 "%%tid: index) -> vector<%lldx16xi8> {\n",
+                 chunks);
+  emit_flat(&t, "src", src_type);
+  emit_index(&t, "cpr", tk / 16);
+  emit_index(&t, "rowb", row_bytes);
+  emit_index(&t, "c16", 16);
+  gg_text_printf(&t,
+                 "  %%oob = arith.constant %d : i32\n"
+                 "  %%zero16 = arith.constant dense<0> : vector<16xi8>\n"
+                 "  %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+                 "14, 15]> : vector<16xindex>\n"
+                 "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
+                 OOB_INDEX(1), chunks);
+  for (long long c = 0; c < chunks; ++c) {
+    char tag[48], next[48];
+    snprintf(tag, sizeof tag, "_%lld", c);
+    snprintf(next, sizeof next, "_%lld", c + 1);
+    emit_tagged(&t, tag,
+                "  %%cb@ = arith.constant %lld : index\n"
+                "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
+                "  %%r@ = arith.divui %%q@, %%cpr : index\n"
+                "  %%ch@ = arith.remui %%q@, %%cpr : index\n"
+                "  %%kc@ = arith.muli %%ch@, %%c16 : index\n"
+                "  %%ka@ = arith.addi %%k0, %%kc@ : index\n"
+                "  %%row@ = arith.addi %%row0, %%r@ : index\n"
+                "  %%ro@ = arith.muli %%row@, %%rowb : index\n"
+                "  %%ix@ = arith.addi %%ro@, %%ka@ : index\n"
+                "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
+                "  %%rok@ = arith.cmpi slt, %%r@, %%row_limit : index\n"
+                "  %%ke@ = arith.addi %%ka@, %%c16 : index\n"
+                "  %%khi@ = arith.cmpi slt, %%ka@, %%k_hi : index\n"
+                "  %%klo@ = arith.cmpi sgt, %%ke@, %%k_lo : index\n"
+                "  %%kany@ = arith.andi %%khi@, %%klo@ : i1\n",
+                c * THREADS);
+    // Out-of-range chunks get an offset past the buffer: the hardware reads zero.
+    const char* ok = mask_rows && mask_k ? "%okrk@" : mask_rows ? "%rok@" : mask_k ? "%kany@" : NULL;
+    if (mask_rows && mask_k) emit_tagged(&t, tag, "  %%okrk@ = arith.andi %%rok@, %%kany@ : i1\n");
+    if (ok) emit_tagged(&t, tag, "  %%im@ = arith.select %s, %%i@, %%oob : i32\n", ok);
+    emit_tagged(&t, tag,
+                "  %%v@ = amdgpu.raw_buffer_load %%src1[%s] : %s, i32 -> vector<16x%s>\n"
+                "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n",
+                ok ? "%im@" : "%i@", flat, f8s, f8s);
+    const char* value = "%vi@";
+    if (mask_k) {  // a chunk straddling the group's K range: mask its bytes (rare)
+      emit_tagged(&t, tag,
+                  "  %%kin@ = arith.cmpi sge, %%ka@, %%k_lo : index\n"
+                  "  %%kfit@ = arith.cmpi sle, %%ke@, %%k_hi : index\n"
+                  "  %%full@ = arith.andi %%kin@, %%kfit@ : i1\n"
+                  "  %%part@ = arith.cmpi ne, %%full@, %%kany@ : i1\n"
+                  "  %%vm@ = scf.if %%part@ -> (vector<16xi8>) {\n"
+                  "    %%kv@ = vector.broadcast %%ka@ : index to vector<16xindex>\n"
+                  "    %%ks@ = arith.addi %%kv@, %%iota : vector<16xindex>\n"
+                  "    %%lov@ = vector.broadcast %%k_lo : index to vector<16xindex>\n"
+                  "    %%hiv@ = vector.broadcast %%k_hi : index to vector<16xindex>\n"
+                  "    %%ge@ = arith.cmpi sge, %%ks@, %%lov@ : vector<16xindex>\n"
+                  "    %%lt@ = arith.cmpi slt, %%ks@, %%hiv@ : vector<16xindex>\n"
+                  "    %%m@ = arith.andi %%ge@, %%lt@ : vector<16xi1>\n"
+                  "    %%sel@ = arith.select %%m@, %%vi@, %%zero16 : vector<16xi1>, vector<16xi8>\n"
+                  "    scf.yield %%sel@ : vector<16xi8>\n"
+                  "  } else {\n    scf.yield %%vi@ : vector<16xi8>\n  }\n");
+      value = "%vm@";
+    }
+    emit_tagged(&t, tag, "  %%t%s = vector.insert %s, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
+                next, value, c, chunks);
+  }
+  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
+  MlirValue args[7] = {src};
+  for (int i = 1; i < 6; ++i) args[i] = mlirOperationGetOperand(op, i);
+  args[6] = k->tid;
+  MlirValue result;
+  gg_tile_emit(l, op, &t, args, 7, &result, 1);
+  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
+  gg_tile_done(l, op);
+  gg_text_free(&t);
+  gg_text_free(&f8);
+  return l->ok;
+}
+
+// ---------------------------------------------------------------------------------------
+// gg.load_scales: each lane gathers the scales of its accumulator rows and columns:
+// sx[j, 4 mr + r] for row 16 mr + 4 (lane/16) + r, sw[j, na] for column w TN/4 + 16 na +
+// lane % 16, per 128-wide K block j of the tile.
+
+static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  MlirValue sa = mlirOperationGetOperand(op, 0), sb = mlirOperationGetOperand(op, 1);
+  MlirType sx_type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  long long blocks = mlirShapedTypeGetDimSize(sx_type, 0);
+  long long rows = (long long)k->m_repeat * 4;
+  char sa_flat[128], sb_flat[128];
+  flat_type(sa_flat, sizeof sa_flat, mlirValueGetType(sa));
+  flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "func.func @scales(%%sa: ");
+  gg_text_type(&t, mlirValueGetType(sa));
+  gg_text_printf(&t, ", %%sb: ");
+  gg_text_type(&t, mlirValueGetType(sb));
+  gg_text_printf(&t,
+                 ", %%k0: index, %%k_lo: index, %%k_hi: index, %%sa_row: index, %%sa_kstride: "
+                 "index, %%row_limit: index, %%sb_base: index, %%sb_col: index, %%sb_kstride: "
+                 "index, %%col_limit: index, %%tid: index) -> (vector<%lldx%lldxf32>, "
+                 "vector<%lldx%dxf32>) {\n",
+                 blocks, rows, blocks, k->n_acc);
+  emit_flat(&t, "sa", mlirValueGetType(sa));
+  emit_flat(&t, "sb", mlirValueGetType(sb));
+  emit_lane(&t);
+  emit_index(&t, "c4", 4);
+  emit_index(&t, "c128", 128);
+  emit_index(&t, "npw", k->n_per_wave);
+  gg_text_printf(&t,
+                 "  %%oob = arith.constant %d : i32\n"
+                 "  %%kbase = arith.floordivsi %%k0, %%c128 : index\n"
+                 "  %%lrow = arith.muli %%lg, %%c4 : index\n"
+                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                 "  %%x_0 = arith.constant dense<0.0> : vector<%lldx%lldxf32>\n"
+                 "  %%w_0 = arith.constant dense<0.0> : vector<%lldx%dxf32>\n",
+                 OOB_INDEX(4), blocks, rows, blocks, k->n_acc);
+  int xs = 0, ws = 0;
+  for (long long j = 0; j < blocks; ++j) {
+    char jt[48];
+    snprintf(jt, sizeof jt, "_%lld", j);
+    // Block kb covers K [128 kb, 128 kb + 128); it counts when it meets [k_lo, k_hi).
+    emit_tagged(&t, jt,
+                "  %%j@ = arith.constant %lld : index\n"
+                "  %%kb@ = arith.addi %%kbase, %%j@ : index\n"
+                "  %%ks@ = arith.muli %%kb@, %%c128 : index\n"
+                "  %%ke@ = arith.addi %%ks@, %%c128 : index\n"
+                "  %%b1@ = arith.cmpi slt, %%ks@, %%k_hi : index\n"
+                "  %%b2@ = arith.cmpi sgt, %%ke@, %%k_lo : index\n"
+                "  %%bv@ = arith.andi %%b1@, %%b2@ : i1\n"
+                "  %%sak@ = arith.muli %%kb@, %%sa_kstride : index\n"
+                "  %%sab@ = arith.addi %%sa_row, %%sak@ : index\n"
+                "  %%sbk@ = arith.muli %%kb@, %%sb_kstride : index\n"
+                "  %%sbb@ = arith.addi %%sb_base, %%sbk@ : index\n",
+                j);
+    for (long long e = 0; e < rows; ++e) {
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d", xs);
+      emit_tagged(&t, tag,
+                  "  %%xr@_o = arith.constant %lld : index\n"
+                  "  %%xr@ = arith.addi %%lrow, %%xr@_o : index\n"
+                  "  %%xokr@ = arith.cmpi slt, %%xr@, %%row_limit : index\n"
+                  "  %%xok@ = arith.andi %%xokr@, %%bv%s : i1\n"
+                  "  %%xia@ = arith.addi %%sab%s, %%xr@ : index\n",
+                  (e / 4) * 16 + (e % 4), jt, jt);
+      emit_tagged(&t, tag,
+                  "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
+                  "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
+                  "  %%xv@ = amdgpu.raw_buffer_load %%sa1[%%xi@] : %s, i32 -> f32\n"
+                  "  %%x_%d = vector.insert %%xv@, %%x@ [%lld, %lld] : f32 into vector<%lldx%lldxf32>\n",
+                  sa_flat, xs + 1, j, e, blocks, rows);
+      ++xs;
+    }
+    for (int na = 0; na < k->n_acc; ++na) {
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d", ws);
+      emit_tagged(&t, tag,
+                  "  %%wco@ = arith.constant %d : index\n"
+                  "  %%wca@ = arith.addi %%wcol, %%wco@ : index\n"
+                  "  %%wc@ = arith.addi %%wca@, %%l16 : index\n"
+                  "  %%wokc@ = arith.cmpi slt, %%wc@, %%col_limit : index\n"
+                  "  %%wok@ = arith.andi %%wokc@, %%bv%s : i1\n"
+                  "  %%wg@ = arith.addi %%sb_col, %%wc@ : index\n"
+                  "  %%wn@ = arith.floordivsi %%wg@, %%c128 : index\n"
+                  "  %%wia@ = arith.addi %%sbb%s, %%wn@ : index\n",
+                  na * 16, jt, jt);
+      emit_tagged(&t, tag,
+                  "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
+                  "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
+                  "  %%wv@ = amdgpu.raw_buffer_load %%sb1[%%wi@] : %s, i32 -> f32\n"
+                  "  %%w_%d = vector.insert %%wv@, %%w@ [%lld, %d] : f32 into vector<%lldx%dxf32>\n",
+                  sb_flat, ws + 1, j, na, blocks, k->n_acc);
+      ++ws;
+    }
+  }
+  gg_text_printf(&t, "  return %%x_%d, %%w_%d : vector<%lldx%lldxf32>, vector<%lldx%dxf32>\n}\n", xs,
+                 ws, blocks, rows, blocks, k->n_acc);
+  MlirValue args[13] = {sa, sb};
+  for (int i = 2; i < 12; ++i) args[i] = mlirOperationGetOperand(op, i);
+  args[12] = k->tid;
+  MlirValue results[2];
+  gg_tile_emit(l, op, &t, args, 13, results, 2);
+  if (l->ok) {
+    gg_tile_map(l, mlirOperationGetResult(op, 0), results[0]);
+    gg_tile_map(l, mlirOperationGetResult(op, 1), results[1]);
+  }
+  gg_tile_done(l, op);
+  gg_text_free(&t);
+  return l->ok;
+}
+
+// ---------------------------------------------------------------------------------------
+// gg.mma_tile / gg.mma_scaled_tile: registers -> LDS (swizzled), MFMAs from LDS.
+
+// Stores a thread's register chunks of one operand tile (%<name>) into LDS at `base`:
+// chunk q (row q / chunks_per_row, chunk q % chunks_per_row) goes to
+// base + row tile_k + 16 (chunk ^ row % chunks_per_row).
+static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long long rows,
+                       long long base) {
+  long long chunks = rows * k->tk / (16 * THREADS);
+  for (long long c = 0; c < chunks; ++c) {
+    char tag[48];
+    snprintf(tag, sizeof tag, "_%s%lld", name, c);
+    emit_tagged(t, tag,
+                "  %%cb@ = arith.constant %lld : index\n"
+                "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
+                "  %%r@ = arith.divui %%q@, %%cpr : index\n"
+                "  %%ch@ = arith.remui %%q@, %%cpr : index\n"
+                "  %%sw@ = arith.remui %%r@, %%cpr : index\n"
+                "  %%x@ = arith.xori %%ch@, %%sw@ : index\n"
+                "  %%xb@ = arith.muli %%x@, %%c16 : index\n"
+                "  %%rb@ = arith.muli %%r@, %%ctk : index\n"
+                "  %%ad0@ = arith.addi %%rb@, %%xb@ : index\n"
+                "  %%base@ = arith.constant %lld : index\n"
+                "  %%ad@ = arith.addi %%ad0@, %%base@ : index\n"
+                "  %%v@ = vector.extract %%%s[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+                "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
+                c * THREADS, base, name, c, chunks, k->lds_type);
+  }
+}
+
+// Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
+// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md).
+static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, int ks,
+                          long long base) {
+  emit_tagged(t, tag,
+              "  %%fr_sw@ = arith.remui %%row@, %%cpr : index\n"
+              "  %%fr_rb0@ = arith.muli %%row@, %%ctk : index\n"
+              "  %%fr_base@ = arith.constant %lld : index\n"
+              "  %%fr_rb@ = arith.addi %%fr_rb0@, %%fr_base@ : index\n",
+              base);
+  if (k->mma_k == 128) {  // 16x16x128: K 16 lg + [0, 16) and 64 + 16 lg + [0, 16) of the step
+    for (int half = 0; half < 2; ++half)
+      emit_tagged(t, tag,
+                  "  %%fr_co%d@ = arith.constant %d : index\n"
+                  "  %%fr_c%d@ = arith.addi %%lg, %%fr_co%d@ : index\n"
+                  "  %%fr_x%d@ = arith.xori %%fr_c%d@, %%fr_sw@ : index\n"
+                  "  %%fr_xb%d@ = arith.muli %%fr_x%d@, %%c16 : index\n"
+                  "  %%fr_a%d@ = arith.addi %%fr_rb@, %%fr_xb%d@ : index\n"
+                  "  %%fr_v%d@ = vector.load %%lds[%%fr_a%d@] : %s, vector<16xi8>\n",
+                  half, ks * 8 + half * 4, half, half, half, half, half, half, half, half, half,
+                  half, k->lds_type);
+    emit_tagged(t, tag,
+                "  %%fr_cat@ = vector.shuffle %%fr_v0@, %%fr_v1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+                "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
+                "vector<16xi8>, vector<16xi8>\n"
+                "  %%f@ = vector.bitcast %%fr_cat@ : vector<32xi8> to vector<32x%s>\n",
+                k->f8);
+  } else {  // 16x16x32: K 8 lg + [0, 8) of the step: chunk 2 ks + lg / 2, half lg % 2
+    emit_tagged(t, tag,
+                "  %%fr_c0@ = arith.divui %%lg, %%c2 : index\n"
+                "  %%fr_co@ = arith.constant %d : index\n"
+                "  %%fr_c@ = arith.addi %%fr_c0@, %%fr_co@ : index\n"
+                "  %%fr_h0@ = arith.remui %%lg, %%c2 : index\n"
+                "  %%fr_h@ = arith.muli %%fr_h0@, %%c8 : index\n"
+                "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
+                "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
+                "  %%fr_a0@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
+                "  %%fr_a@ = arith.addi %%fr_a0@, %%fr_h@ : index\n"
+                "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<8xi8>\n"
+                "  %%f@ = vector.bitcast %%fr_v@ : vector<8xi8> to vector<8x%s>\n",
+                ks * 2, k->lds_type, k->f8);
+  }
+}
+
+// %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s.
+static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr) {
+  char tag[48];
+  snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
+  emit_tagged(t, tag, "  %%ro@ = arith.constant %d : index\n  %%row@ = arith.addi %%l16, %%ro@ : index\n",
+              mr * 16);
+  emit_fragment(t, k, tag, s, 0);
+}
+
+// %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s.
+static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
+  char tag[48];
+  snprintf(tag, sizeof tag, "_b%d_%d", s, na);
+  emit_tagged(t, tag,
+              "  %%bco@ = arith.constant %d : index\n"
+              "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
+              "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
+              na * 16);
+  emit_fragment(t, k, tag, s, (long long)k->tm * k->tk);
+}
+
+static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  int scaled = gg_op_is(op, GG_OP_MMA_SCALED_TILE);
+  int accs = k->m_repeat * k->n_acc;
+  long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
+  long long b_chunks = (long long)k->tn * k->tk / (16 * THREADS);
+  int steps = k->tk / k->mma_k, steps_per_block = 128 / k->mma_k;
+  int blocks = scaled ? k->tk / 128 : 1;
+  char frag[48];
+  snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t,
+                 "func.func @mma(%%a: vector<%lldx16xi8>, %%b: vector<%lldx16xi8>, %%acc_0: "
+                 "vector<%dx4xf32>, %%tid: index, %%lds: %s",
+                 a_chunks, b_chunks, accs, k->lds_type);
+  if (scaled)
+    gg_text_printf(&t, ", %%sx: vector<%dx%dxf32>, %%sw: vector<%dx%dxf32>", blocks,
+                   k->m_repeat * 4, blocks, k->n_acc);
+  gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
+  emit_lane(&t);
+  emit_index(&t, "c2", 2);
+  emit_index(&t, "c8", 8);
+  emit_index(&t, "cpr", k->tk / 16);
+  emit_index(&t, "ctk", k->tk);
+  emit_index(&t, "npw", k->n_per_wave);
+  gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n");
+  emit_stage(&t, k, "a", k->tm, 0);
+  emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
+  gg_text_printf(&t, "  gpu.barrier\n  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
+  int version = 0;  // %acc_<n>: the accumulators after n updates
+  if (!scaled) {
+    // Rowwise: every step's MFMAs accumulate into the accumulators.
+    for (int i = 0; i < accs; ++i)
+      gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
+                     i, i, accs);
+    for (int s = 0; s < steps; ++s) {
+      for (int mr = 0; mr < k->m_repeat; ++mr) emit_a_fragment(&t, k, s, mr);
+      for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
+      for (int mr = 0; mr < k->m_repeat; ++mr)
+        for (int na = 0; na < k->n_acc; ++na) {
+          int i = mr * k->n_acc + na;
+          gg_text_printf(&t,
+                         "  %%p_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %%p_%d_%d blgp = "
+                         "none : %s, %s, vector<4xf32>\n",
+                         i, s + 1, k->mma_k, s, mr, s, na, i, s, frag, frag);
+        }
+    }
+    for (int i = 0; i < accs; ++i, ++version)
+      gg_text_printf(&t, "  %%acc_%d = vector.insert %%p_%d_%d, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                     version + 1, i, steps, version, i, accs);
+  } else {
+    // Blockwise: per 128-wide block and accumulator, a partial sum over the block's steps,
+    // then acc += (partial * x_scale[row]) * w_scale[col]. One accumulator's partial at a
+    // time keeps the registers of a block bounded (gfx942 takes 4 steps per block).
+    for (int j = 0; j < blocks; ++j) {
+      int first = j * steps_per_block, last = first + steps_per_block;
+      for (int s = first; s < last; ++s)
+        for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
+      for (int mr = 0; mr < k->m_repeat; ++mr) {
+        for (int s = first; s < last; ++s) emit_a_fragment(&t, k, s, mr);
+        for (int na = 0; na < k->n_acc; ++na) {
+          int i = mr * k->n_acc + na;
+          gg_text_printf(&t, "  %%q_%d_%d_%d = arith.addf %%z4, %%z4 : vector<4xf32>\n", j, i, first);
+          for (int s = first; s < last; ++s)
+            gg_text_printf(&t,
+                           "  %%q_%d_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %%q_%d_%d_%d "
+                           "blgp = none : %s, %s, vector<4xf32>\n",
+                           j, i, s + 1, k->mma_k, s, mr, s, na, j, i, s, frag, frag);
+          char tag[48];
+          snprintf(tag, sizeof tag, "_%d_%d", j, i);
+          emit_tagged(&t, tag,
+                      "  %%xr@ = vector.extract %%sx[%d] : vector<%dxf32> from vector<%dx%dxf32>\n"
+                      "  %%xs@ = vector.shuffle %%xr@, %%xr@ [%d, %d, %d, %d] : vector<%dxf32>, vector<%dxf32>\n"
+                      "  %%wsc@ = vector.extract %%sw[%d, %d] : f32 from vector<%dx%dxf32>\n"
+                      "  %%wsv@ = vector.broadcast %%wsc@ : f32 to vector<4xf32>\n"
+                      "  %%px@ = arith.mulf %%q@_%d, %%xs@ : vector<4xf32>\n"
+                      "  %%pw@ = arith.mulf %%px@, %%wsv@ : vector<4xf32>\n"
+                      "  %%old@ = vector.extract %%acc_%d[%d] : vector<4xf32> from vector<%dx4xf32>\n"
+                      "  %%new@ = arith.addf %%old@, %%pw@ : vector<4xf32>\n"
+                      "  %%acc_%d = vector.insert %%new@, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                      j, k->m_repeat * 4, blocks, k->m_repeat * 4, mr * 4, mr * 4 + 1, mr * 4 + 2,
+                      mr * 4 + 3, k->m_repeat * 4, k->m_repeat * 4, j, na, blocks, k->n_acc, last,
+                      version, i, accs, version + 1, version, i, accs);
+          ++version;
+        }
+      }
+    }
+  }
+  // Nobody may overwrite the LDS tiles (the next K step, or the epilogue) until every
+  // wave has read them.
+  gg_text_printf(&t, "  gpu.barrier\n  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
+  MlirValue args[7];
+  args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
+  args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
+  args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
+  args[3] = k->tid;
+  args[4] = k->lds;
+  if (scaled) {
+    args[5] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
+    args[6] = gg_tile_lookup(l, mlirOperationGetOperand(op, 4), op);
+  }
+  MlirValue result;
+  if (l->ok) gg_tile_emit(l, op, &t, args, scaled ? 7 : 5, &result, 1);
+  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
+  gg_tile_done(l, op);
+  gg_text_free(&t);
+  return l->ok;
+}
+
+// ---------------------------------------------------------------------------------------
+// gg.epilogue: scales in registers, bf16, shuffle through LDS, wide predicated stores.
+
+static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  bool mask_rows = true, mask_cols = true;
+  gg_attr_bool(op, "mask_rows", &mask_rows);
+  gg_attr_bool(op, "mask_cols", &mask_cols);
+  char scaling[16] = "rowwise";
+  gg_attr_string(op, "scaling", scaling, sizeof scaling);
+  int rowwise = !strcmp(scaling, "rowwise");
+  int accs = k->m_repeat * k->n_acc;
+  MlirValue out = mlirOperationGetOperand(op, 1), sa = mlirOperationGetOperand(op, 2),
+            sb = mlirOperationGetOperand(op, 3);
+  MlirType out_type = mlirValueGetType(out);
+  long long n = mlirShapedTypeGetDimSize(out_type, 1);
+  // 16-byte stores need 16-byte aligned output rows.
+  int ev = n % 8 == 0 ? 8 : 1;
+  long long per_row = k->tn / ev, passes = (long long)k->tm * k->tn / ((long long)ev * THREADS);
+  char out_flat[128], sa_flat[128], sb_flat[128];
+  flat_type(out_flat, sizeof out_flat, out_type);
+  flat_type(sa_flat, sizeof sa_flat, mlirValueGetType(sa));
+  flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "func.func @epilogue(%%acc: vector<%dx4xf32>, %%out: ", accs);
+  gg_text_type(&t, out_type);
+  gg_text_printf(&t, ", %%sa: ");
+  gg_text_type(&t, mlirValueGetType(sa));
+  gg_text_printf(&t, ", %%sb: ");
+  gg_text_type(&t, mlirValueGetType(sb));
+  gg_text_printf(&t,
+                 ", %%out_row: index, %%row_limit: index, %%out_col: index, %%col_limit: index, "
+                 "%%sa_row: index, %%sb_base: index, %%sb_col: index, %%tid: index, %%lds: %s) {\n",
+                 k->lds_type);
+  emit_flat(&t, "out", out_type);
+  emit_flat(&t, "sa", mlirValueGetType(sa));
+  emit_flat(&t, "sb", mlirValueGetType(sb));
+  emit_lane(&t);
+  emit_index(&t, "c2", 2);
+  emit_index(&t, "c4", 4);
+  emit_index(&t, "ctn", k->tn);
+  emit_index(&t, "cn", n);
+  emit_index(&t, "npw", k->n_per_wave);
+  emit_index(&t, "cpr", per_row);
+  emit_index(&t, "cev", ev);
+  gg_text_printf(&t,
+                 "  %%oob4 = arith.constant %d : i32\n  %%oob2 = arith.constant %d : i32\n"
+                 "  %%lrow = arith.muli %%lg, %%c4 : index\n"
+                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                 "  %%sbc = arith.addi %%sb_base, %%sb_col : index\n",
+                 OOB_INDEX(4), OOB_INDEX(2));
+  // The lane's accumulator rows (4 per 16-row block) and columns (one per column block),
+  // with their scales (masked scale loads read 0; those outputs are never stored).
+  for (int mr = 0; mr < k->m_repeat; ++mr) {
+    char mt[48];
+    snprintf(mt, sizeof mt, "_%d", mr);
+    if (rowwise) emit_tagged(&t, mt, "  %%xs@_0 = arith.constant dense<0.0> : vector<4xf32>\n");
+    for (int r = 0; r < 4; ++r) {
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d_%d", mr, r);
+      emit_tagged(&t, tag,
+                  "  %%ro@ = arith.constant %d : index\n"
+                  "  %%row@ = arith.addi %%lrow, %%ro@ : index\n",
+                  mr * 16 + r);
+      if (!rowwise) continue;
+      emit_tagged(&t, tag,
+                  "  %%xia@ = arith.addi %%sa_row, %%row@ : index\n"
+                  "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
+                  "  %%xok@ = arith.cmpi slt, %%row@, %%row_limit : index\n"
+                  "  %%xi@ = arith.select %%xok@, %%xib@, %%oob4 : i32\n"
+                  "  %%xv@ = amdgpu.raw_buffer_load %%sa1[%s] : %s, i32 -> f32\n"
+                  "  %%xs_%d_%d = vector.insert %%xv@, %%xs_%d_%d [%d] : f32 into vector<4xf32>\n",
+                  mask_rows ? "%xi@" : "%xib@", sa_flat, mr, r + 1, mr, r, r);
+    }
+  }
+  for (int na = 0; na < k->n_acc; ++na) {
+    char tag[48];
+    snprintf(tag, sizeof tag, "_%d", na);
+    emit_tagged(&t, tag,
+                "  %%coo@ = arith.constant %d : index\n"
+                "  %%coa@ = arith.addi %%wcol, %%coo@ : index\n"
+                "  %%col@ = arith.addi %%coa@, %%l16 : index\n",
+                na * 16);
+    if (!rowwise) continue;
+    emit_tagged(&t, tag,
+                "  %%wia@ = arith.addi %%sbc, %%col@ : index\n"
+                "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
+                "  %%wok@ = arith.cmpi slt, %%col@, %%col_limit : index\n"
+                "  %%wi@ = arith.select %%wok@, %%wib@, %%oob4 : i32\n"
+                "  %%wv@ = amdgpu.raw_buffer_load %%sb1[%s] : %s, i32 -> f32\n"
+                "  %%ws@ = vector.broadcast %%wv@ : f32 to vector<4xf32>\n",
+                mask_cols ? "%wi@" : "%wib@", sb_flat);
+  }
+  // Scale, round to bf16 and write each lane's fragment into the LDS tile [tm][tn] bf16.
+  for (int mr = 0; mr < k->m_repeat; ++mr)
+    for (int na = 0; na < k->n_acc; ++na) {
+      int i = mr * k->n_acc + na;
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d", i);
+      emit_tagged(&t, tag, "  %%ce@ = vector.extract %%acc[%d] : vector<4xf32> from vector<%dx4xf32>\n",
+                  i, accs);
+      if (rowwise)  // (acc * x_scale) * w_scale, in f32
+        emit_tagged(&t, tag,
+                    "  %%cx@ = arith.mulf %%ce@, %%xs_%d_4 : vector<4xf32>\n"
+                    "  %%cv@ = arith.mulf %%cx@, %%ws_%d : vector<4xf32>\n"
+                    "  %%h@ = arith.truncf %%cv@ : vector<4xf32> to vector<4xbf16>\n",
+                    mr, na);
+      else  // blockwise: scaled in the K loop
+        emit_tagged(&t, tag, "  %%h@ = arith.truncf %%ce@ : vector<4xf32> to vector<4xbf16>\n");
+      for (int r = 0; r < 4; ++r) {
+        char et[64];
+        snprintf(et, sizeof et, "_%d_%d", i, r);
+        emit_tagged(&t, et,
+                    "  %%e@ = vector.shuffle %%h_%d, %%h_%d [%d] : vector<4xbf16>, vector<4xbf16>\n"
+                    "  %%eb@ = vector.bitcast %%e@ : vector<1xbf16> to vector<2xi8>\n"
+                    "  %%ear@ = arith.muli %%row_%d_%d, %%ctn : index\n"
+                    "  %%eae@ = arith.addi %%ear@, %%col_%d : index\n"
+                    "  %%ea@ = arith.muli %%eae@, %%c2 : index\n"
+                    "  vector.store %%eb@, %%lds[%%ea@] : %s, vector<2xi8>\n",
+                    i, i, r, mr, r, na, k->lds_type);
+      }
+    }
+  gg_text_printf(&t, "  gpu.barrier\n");
+  // Each thread stores `ev` adjacent columns per pass.
+  for (long long p = 0; p < passes; ++p) {
+    char tag[48];
+    snprintf(tag, sizeof tag, "_%lld", p);
+    emit_tagged(&t, tag,
+                "  %%sqo@ = arith.constant %lld : index\n"
+                "  %%sq@ = arith.addi %%tid, %%sqo@ : index\n"
+                "  %%sr@ = arith.divui %%sq@, %%cpr : index\n"
+                "  %%sc0@ = arith.remui %%sq@, %%cpr : index\n"
+                "  %%sc@ = arith.muli %%sc0@, %%cev : index\n"
+                "  %%slr@ = arith.muli %%sr@, %%ctn : index\n"
+                "  %%sle@ = arith.addi %%slr@, %%sc@ : index\n"
+                "  %%sl@ = arith.muli %%sle@, %%c2 : index\n"
+                "  %%sb@ = vector.load %%lds[%%sl@] : %s, vector<%dxi8>\n"
+                "  %%sv@ = vector.bitcast %%sb@ : vector<%dxi8> to vector<%dxbf16>\n"
+                "  %%gr@ = arith.addi %%out_row, %%sr@ : index\n"
+                "  %%gc@ = arith.addi %%out_col, %%sc@ : index\n"
+                "  %%gir@ = arith.muli %%gr@, %%cn : index\n"
+                "  %%gie@ = arith.addi %%gir@, %%gc@ : index\n"
+                "  %%gi@ = arith.index_cast %%gie@ : index to i32\n"
+                "  %%rok@ = arith.cmpi slt, %%sr@, %%row_limit : index\n"
+                "  %%se@ = arith.addi %%sc@, %%cev : index\n"
+                "  %%fit@ = arith.cmpi sle, %%se@, %%col_limit : index\n"
+                "  %%okrf@ = arith.andi %%rok@, %%fit@ : i1\n",
+                p * THREADS, k->lds_type, 2 * ev, 2 * ev, ev);
+    // The store goes out whole when its row is in the group and its last column is.
+    const char* ok = mask_rows && mask_cols ? "%okrf@" : mask_rows ? "%rok@" : mask_cols ? "%fit@" : NULL;
+    if (ok) emit_tagged(&t, tag, "  %%gm@ = arith.select %s, %%gi@, %%oob2 : i32\n", ok);
+    emit_tagged(&t, tag, "  amdgpu.raw_buffer_store %%sv@ -> %%out1[%s] : vector<%dxbf16> -> %s, i32\n",
+                ok ? "%gm@" : "%gi@", ev, out_flat);
+    if (mask_cols && ev > 1) {  // straddling the group's column end: element by element
+      emit_tagged(&t, tag,
+                  "  %%nf@ = arith.xori %%fit@, %%true : i1\n"
+                  "  %%some@ = arith.cmpi slt, %%sc@, %%col_limit : index\n"
+                  "  %%pa@ = arith.andi %%nf@, %%some@ : i1\n"
+                  "  %%part@ = arith.andi %%pa@, %s : i1\n"
+                  "  scf.if %%part@ {\n",
+                  mask_rows ? "%rok@" : "%true");
+      for (int e = 0; e < ev; ++e) {
+        char et[64];
+        snprintf(et, sizeof et, "%s_%d", tag, e);
+        emit_tagged(&t, et,
+                    "    %%ex@ = vector.shuffle %%sv%s, %%sv%s [%d] : vector<%dxbf16>, vector<%dxbf16>\n"
+                    "    %%eo@ = arith.constant %d : index\n"
+                    "    %%ec@ = arith.addi %%sc%s, %%eo@ : index\n"
+                    "    %%ein@ = arith.cmpi slt, %%ec@, %%col_limit : index\n"
+                    "    %%eoi@ = arith.constant %d : i32\n"
+                    "    %%eia@ = arith.addi %%gi%s, %%eoi@ : i32\n"
+                    "    %%ei@ = arith.select %%ein@, %%eia@, %%oob2 : i32\n"
+                    "    amdgpu.raw_buffer_store %%ex@ -> %%out1[%%ei@] : vector<1xbf16> -> %s, i32\n",
+                    tag, tag, e, ev, ev, e, tag, e, tag, out_flat);
+      }
+      gg_text_printf(&t, "  }\n");
+    }
+  }
+  gg_text_printf(&t, "  return\n}\n");
+  MlirValue args[13];
+  args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
+  args[1] = out;
+  args[2] = sa;
+  args[3] = sb;
+  for (int i = 4; i < 11; ++i) args[i] = mlirOperationGetOperand(op, i);
+  args[11] = k->tid;
+  args[12] = k->lds;
+  if (l->ok) gg_tile_emit(l, op, &t, args, 13, NULL, 0);
+  gg_tile_done(l, op);
+  gg_text_free(&t);
+  return l->ok;
+}
+
+static bool lower_constant(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  MlirAttribute value = mlirOperationGetAttributeByName(op, gg_str("value"));
+  if (!mlirAttributeIsADenseFPElements(value) || !mlirDenseElementsAttrIsSplat(value) ||
+      mlirDenseElementsAttrGetFloatSplatValue(value) != 0.0f) {
+    gg_emit_error(op, "gg-to-amdgpu: only zero accumulator constants are supported");
+    return false;
+  }
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t,
+                 "func.func @zero() -> vector<%dx4xf32> {\n  %%z = arith.constant dense<0.0> : "
+                 "vector<%dx4xf32>\n  return %%z : vector<%dx4xf32>\n}",
+                 k->m_repeat * k->n_acc, k->m_repeat * k->n_acc, k->m_repeat * k->n_acc);
+  MlirValue result;
+  gg_tile_emit(l, op, &t, NULL, 0, &result, 1);
+  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
+  gg_tile_done(l, op);
+  gg_text_free(&t);
+  return l->ok;
+}
+
+// Registers ride loops as they are.
+static MlirValue carry_in(gg_tile_lowering* l, MlirOperation loop, MlirValue lowered_init) {
+  (void)l;
+  (void)loop;
+  return lowered_init;
+}
+
+static MlirValue carry_out(gg_tile_lowering* l, MlirOperation yield, MlirValue lowered,
+                           MlirValue iteration_argument) {
+  (void)l;
+  (void)yield;
+  (void)iteration_argument;
+  return lowered;
+}
+
+static const gg_tile_target amdgpu_target = {
+    .pass_name = "gg-to-amdgpu",
+    .load_tile = lower_load_tile,
+    .load_scales = lower_load_scales,
+    .mma = lower_mma,
+    .epilogue = lower_epilogue,
+    .constant = lower_constant,
+    .carry_in = carry_in,
+    .carry_out = carry_out,
+};
+
+// ---------------------------------------------------------------------------------------
+// The kernel: func.func with a gg.grid -> gpu.module { gpu.func kernel }.
+
+// Reads the tile from the grid's mma and epilogue.
+static bool tile_of(MlirOperation grid, kernel_shape* k) {
+  gg_op_list ops = {0};
+  gg_collect_ops(grid, NULL, &ops);
+  bool found = false;
+  for (size_t i = 0; i < ops.count; ++i)
+    if (gg_is_mma(ops.ops[i])) {
+      MlirType a = mlirValueGetType(mlirOperationGetOperand(ops.ops[i], 0));
+      MlirType acc = mlirValueGetType(mlirOperationGetOperand(ops.ops[i], 2));
+      k->tm = (int)mlirShapedTypeGetDimSize(acc, 0);
+      k->tn = (int)mlirShapedTypeGetDimSize(acc, 1);
+      k->tk = (int)mlirShapedTypeGetDimSize(a, 1);
+      MlirType element = mlirShapedTypeGetElementType(a);
+      int fnuz = mlirTypeIsAFloat8E4M3FNUZ(element);
+      k->f8 = fnuz ? "f8E4M3FNUZ" : "f8E4M3FN";
+      found = true;
+      break;
+    }
+  gg_op_list_free(&ops);
+  return found;
+}
+
+static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_options* options) {
+  gg_op_list grids = {0};
+  gg_collect_ops(func, GG_OP_GRID, &grids);
+  if (grids.count == 0) {
+    gg_op_list_free(&grids);
+    return true;
+  }
+  MlirOperation grid = grids.ops[0];
+  size_t grid_count = grids.count;
+  gg_op_list_free(&grids);
+  if (grid_count != 1) {
+    gg_emit_error(func, "gg-to-amdgpu: one gg.grid per function");
+    return false;
+  }
+  kernel_shape k;
+  memset(&k, 0, sizeof k);
+  k.chip = options->chip;
+  if (!tile_of(grid, &k)) {
+    gg_emit_error(grid, "gg-to-amdgpu: the grid holds no mma (run gg-tile first)");
+    return false;
+  }
+  int fnuz = !strcmp(k.f8, "f8E4M3FNUZ");
+  if (k.chip == GG_TARGET_GFX942 && !fnuz) {
+    gg_emit_error(grid, "gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn");
+    return false;
+  }
+  if (k.chip == GG_TARGET_GFX950 && fnuz) {
+    gg_emit_error(grid, "gg-to-amdgpu: gfx950's FP8 MFMA reads OCP e4m3fn, the operands are e4m3fnuz");
+    return false;
+  }
+  long long lds = gg_lds_bytes_for_tile(k.tm, k.tn, k.tk), capacity = gg_lds_capacity(k.chip);
+  if (lds > capacity) {
+    gg_emit_error(grid, "gg-to-amdgpu: tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", k.tm,
+                  k.tn, k.tk, lds, gg_target_name(k.chip), capacity);
+    return false;
+  }
+  k.m_repeat = k.tm / 16;
+  k.n_per_wave = k.tn / 4;
+  k.n_acc = k.n_per_wave / 16;
+  k.mma_k = k.chip == GG_TARGET_GFX950 ? 128 : 32;
+  snprintf(k.lds_type, sizeof k.lds_type, "memref<%lldxi8, #gpu.address_space<workgroup>>", lds);
+
+  // The kernel skeleton, with the function's arguments.
+  char fname[256];
+  MlirAttribute sym = mlirOperationGetAttributeByName(func, gg_str("sym_name"));
+  MlirStringRef sym_name = mlirStringAttrGetValue(sym);
+  snprintf(fname, sizeof fname, "%.*s", (int)sym_name.length, sym_name.data);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  intptr_t argc = mlirBlockGetNumArguments(entry);
+  int64_t wpe = 0;
+  gg_attr_int(grid, "waves_per_eu", &wpe);
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "gpu.module @%s_module {\n  gpu.func @%s(", fname, fname);
+  for (intptr_t i = 0; i < argc; ++i) {
+    gg_text_printf(&t, "%s%%arg%d: ", i ? ", " : "", (int)i);
+    gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
+  }
+  gg_text_printf(&t,
+                 ") workgroup(%%lds: %s) kernel attributes {known_block_size = array<i32: %d, 1, 1>, "
+                 "rocdl.flat_work_group_size = \"%d,%d\"",
+                 k.lds_type, THREADS, THREADS, THREADS);
+  if (wpe > 0) gg_text_printf(&t, ", rocdl.waves_per_eu = %d : i32", (int)wpe);
+  gg_text_printf(&t,
+                 "} {\n    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
+                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n}\n");
+  MlirContext ctx = mlirOperationGetContext(module);
+  MlirOperation gpu_module = mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
+  gg_text_free(&t);
+  if (mlirOperationIsNull(gpu_module)) {
+    gg_emit_error(func, "internal error: the kernel skeleton does not parse");
+    return false;
+  }
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
+  MlirOperation kernel = mlirBlockGetFirstOperation(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(gpu_module, 0)));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  MlirOperation tid = mlirBlockGetFirstOperation(body);
+  MlirOperation bx = mlirOperationGetNextInBlock(tid);
+  MlirOperation by = mlirOperationGetNextInBlock(bx);
+  MlirOperation bz = mlirOperationGetNextInBlock(by);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  k.tid = mlirOperationGetResult(tid, 0);
+  k.lds = mlirBlockGetArgument(body, argc);  // workgroup attributions follow the arguments
+  for (intptr_t i = 0; i < argc; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, i), mlirBlockGetArgument(body, i));
+  // The function's prologue (views, extents) runs in the kernel; its grid extents become
+  // dead code there. The grid's body follows, on the workgroup's ids.
+  MlirOperation func_return = mlirBlockGetTerminator(entry);
+  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationEqual(op, func_return);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!mlirOperationEqual(op, grid)) mlirOperationMoveBefore(op, tid);
+    op = next;
+  }
+  MlirBlock grid_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(grid, 0));
+  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 0), mlirOperationGetResult(bx, 0));
+  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 1), mlirOperationGetResult(by, 0));
+  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 2), mlirOperationGetResult(bz, 0));
+  MlirOperation grid_end = mlirBlockGetTerminator(grid_body);
+  for (MlirOperation op = mlirBlockGetFirstOperation(grid_body); !mlirOperationEqual(op, grid_end);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationMoveBefore(op, ret);
+    op = next;
+  }
+  mlirOperationDestroy(func);
+
+  gg_tile_lowering l = {&amdgpu_target, &k, {0}, {0}, true};
+  return gg_tile_lower(&l, body, kernel);
+}
+
+static bool run(MlirOperation module, const void* raw_options) {
+  const amdgpu_options* options = raw_options;
+  gg_op_list funcs = {0};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "func.func")) gg_op_list_push(&funcs, op);
+  bool ok = true;
+  for (size_t i = 0; i < funcs.count && ok; ++i) ok = to_kernel(module, funcs.ops[i], options);
+  gg_op_list_free(&funcs);
+  if (ok)
+    mlirOperationSetDiscardableAttributeByName(module, gg_str("gpu.container_module"),
+                                               mlirUnitAttrGet(mlirOperationGetContext(module)));
+  return ok;
+}
+
+const gg_pass_info gg_to_amdgpu_pass = {
+    .argument = "gg-to-amdgpu",
+    .summary = "Lower tile-level gg IR to a gpu.module kernel with amdgpu MFMA, LDS and buffer ops",
+    .anchor = "builtin.module",
+    .options_size = sizeof(amdgpu_options),
+    .parse_options = parse_options,
+    .run = run,
+};

@@ -1,0 +1,44 @@
+// gg-to-amdgpu: the tiled IR becomes one gpu.func kernel of 256 threads with buffer loads,
+// a swizzled LDS staging, MFMAs and a shuffled, predicated epilogue.
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | %gg-opt -p "gg-to-amdgpu{chip=gfx950}" | FileCheck %s --check-prefix=GFX950
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx942 --emit tiles | %gg-opt -p "gg-to-amdgpu{chip=gfx942}" | FileCheck %s --check-prefix=GFX942
+// RUN: %gg compile --op mm --ranks 3d2d --groups 5,250,3 --K 256 --target gfx950 --emit target | FileCheck %s --check-prefix=NARROW
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=FLAVOUR
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x128 --fp8 e4m3fnuz --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=TOOBIG
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x128 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
+
+// GFX950: module attributes {gpu.container_module}
+// GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
+// GFX950: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950(
+// GFX950-SAME: workgroup(%[[LDS:.*]] : memref<32768xi8, #gpu.address_space<workgroup>>)
+// GFX950-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, rocdl.flat_work_group_size = "256,256", rocdl.waves_per_eu = 2 : i32}
+// GFX950: gpu.thread_id x
+// GFX950: gpu.block_id x
+// Loads: 16-byte buffer loads, out-of-range lanes sent past the buffer.
+// GFX950: %[[OOB:.*]] = arith.constant 2147483632 : i32
+// GFX950: arith.select %{{.*}}, %{{.*}}, %[[OOB]] : i32
+// GFX950: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FN>, i32 -> vector<16xf8E4M3FN>
+// Staging: the 16-byte chunk index XOR the row (mod chunks per row).
+// GFX950: arith.xori
+// GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// GFX950: gpu.barrier
+// GFX950: amdgpu.mfma 16x16x128 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// GFX950: gpu.barrier
+// Epilogue: scales, bf16, LDS shuffle, 16-byte stores.
+// GFX950: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// GFX950: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<8xbf16> -> memref<?xbf16>, i32
+// GFX950-NOT: "gg.
+
+// gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments.
+// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FNUZ>, i32 -> vector<16xf8E4M3FNUZ>
+// GFX942: vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// GFX942: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+
+// 3D-2D with N = 258 (not a multiple of 8): output rows are not 16-byte aligned, so the
+// epilogue stores element by element.
+// NARROW: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<1xbf16> -> memref<?xbf16>, i32
+// NARROW-NOT: vector<8xbf16> -> memref
+
+// FLAVOUR: error: gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn
+// TOOBIG: error: gg-to-amdgpu: tile 256x256x128 needs 131072 bytes of LDS; gfx942 has 65536
+// TOOBIGDESC: error: tile 256x256x128 needs 131072 bytes of LDS; gfx942 has 65536
