@@ -83,26 +83,28 @@ static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage
   gg_op_desc_kernel_name(&desc, name, name_size);
   char pipeline[4096];
   GG_RETURN_IF_ERROR(gg_pipeline_for(&desc, stage, pipeline, sizeof pipeline));
-  gg_diagnostics diagnostics;
-  gg_diagnostics_attach(&diagnostics, ctx, NULL);
   MlirModule module = gg_build_module(ctx, &desc, name);
   gg_status status = GG_OK;
-  if (pipeline[0]) {
-    MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, gg_str("builtin.module"));
-    status = gg_pipeline_add(mlirPassManagerGetAsOpPassManager(pm), "builtin.module", pipeline);
-    if (!status && mlirLogicalResultIsFailure(
-                       mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
-      status = gg_status_make(GG_STATUS_INTERNAL, "compiling %s failed:\n%s", name,
-                              gg_text_str(&diagnostics.text));
-    mlirPassManagerDestroy(pm);
-  }
-  gg_diagnostics_detach(&diagnostics);
+  if (pipeline[0]) status = gg_pipeline_run(mlirModuleGetOperation(module), pipeline);
   if (status) {
     mlirModuleDestroy(module);
-    return status;
+    return gg_status_annotate(status, "compiling %s", name);
   }
   *out_module = module;
   return GG_OK;
+}
+
+gg_status gg_pipeline_run(MlirOperation module, const char* pipeline) {
+  MlirContext ctx = mlirOperationGetContext(module);
+  gg_diagnostics diagnostics;
+  gg_diagnostics_attach(&diagnostics, ctx, NULL);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, gg_str("builtin.module"));
+  gg_status status = gg_pipeline_add(mlirPassManagerGetAsOpPassManager(pm), "builtin.module", pipeline);
+  if (!status && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, module)))
+    status = gg_status_make(GG_STATUS_INTERNAL, "failed:\n%s", gg_text_str(&diagnostics.text));
+  mlirPassManagerDestroy(pm);
+  gg_diagnostics_detach(&diagnostics);
+  return status;
 }
 
 gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext* out_ctx,

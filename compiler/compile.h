@@ -41,6 +41,10 @@ gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out);
 gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext* ctx,
                             MlirModule* module);
 
+// Runs a textual pipeline (gg and upstream passes) on a builtin.module; failures come back
+// with the diagnostics.
+gg_status gg_pipeline_run(MlirOperation module, const char* pipeline);
+
 // A host kernel: JIT-compiled machine code for the CPU.
 typedef struct gg_host_kernel gg_host_kernel;
 

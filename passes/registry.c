@@ -79,14 +79,22 @@ static gg_status amd_options(const char* text, const char* name, char* chip, cha
 
 // Upstream lowering of gg-to-amdgpu's kernels to ROCDL. Index arithmetic is 32-bit on the
 // device (operands are below 2 GiB): it halves the registers addresses take.
+static gg_status expand_rocdl_lowering(const char* options, char* buffer, size_t size) {
+  char chip[1024], format[1024], toolkit[1024];
+  GG_RETURN_IF_ERROR(amd_options(options, "gg-rocdl-lowering", chip, format, toolkit));
+  snprintf(buffer, size,
+           "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+           "convert-gpu-to-rocdl{chipset=%s index-bitwidth=32},reconcile-unrealized-casts)",
+           chip);
+  return GG_OK;
+}
+
+// Every gg pass, then the upstream lowering to ROCDL.
 static gg_status expand_gg_to_rocdl(const char* options, char* buffer, size_t size) {
   char chip[1024], format[1024], toolkit[1024];
   GG_RETURN_IF_ERROR(amd_options(options, "gg-to-rocdl", chip, format, toolkit));
-  snprintf(buffer, size,
-           "%s,gg-to-amdgpu{chip=%s},gpu.module(convert-scf-to-cf,expand-strided-metadata,"
-           "lower-affine,convert-gpu-to-rocdl{chipset=%s index-bitwidth=32},"
-           "reconcile-unrealized-casts)",
-           GG_TILE_LEVEL, chip, chip);
+  snprintf(buffer, size, "%s,gg-to-amdgpu{chip=%s},gg-rocdl-lowering{chip=%s}", GG_TILE_LEVEL,
+           chip, chip);
   return GG_OK;
 }
 
@@ -112,6 +120,8 @@ static const gg_named_pipeline pipelines[] = {
      expand_host_to_llvm},
     {"gg-to-rocdl", "gg IR to ROCDL kernels for chip=gfx942|gfx950 (every gg pass, then upstream)",
      expand_gg_to_rocdl},
+    {"gg-rocdl-lowering", "upstream lowering of gg-to-amdgpu kernels to ROCDL (chip=)",
+     expand_rocdl_lowering},
     {"gg-amdgpu-binary", "ROCDL kernels to a code object: chip=, format=bin|isa, toolkit=<dir>",
      expand_amdgpu_binary},
 };

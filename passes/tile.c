@@ -228,10 +228,13 @@ static bool tile_op(MlirOperation op) {
   gg_text_printf(&t, ", ");
   view_type(&t, types[GG_OPERAND_B_SCALE], 1);
   gg_text_printf(&t, ", index, index, index, index, index, index, index) -> ()\n");
+  // The grid remembers the descriptor it came from: targets embed it in their artifacts.
+  char descriptor[512];
+  gg_op_desc_format(&desc, descriptor, sizeof descriptor);
   gg_text_printf(&t,
-                 "    }\n    gpu.yield\n  }) {waves_per_eu = %d : i64} : (index, index, index) -> ()\n"
-                 "  return\n}\n",
-                 desc.tile.waves_per_eu);
+                 "    }\n    gpu.yield\n  }) {descriptor = \"%s\", waves_per_eu = %d : i64} : "
+                 "(index, index, index) -> ()\n  return\n}\n",
+                 descriptor, desc.tile.waves_per_eu);
 
   bool ok = !t.failed && gg_inline_template(op, gg_text_str(&t), args, arg_count, NULL, 0);
   if (ok) mlirOperationDestroy(op);

@@ -893,9 +893,18 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   intptr_t argc = mlirBlockGetNumArguments(entry);
   int64_t wpe = 0;
   gg_attr_int(grid, "waves_per_eu", &wpe);
+  char descriptor[512] = "";
+  gg_attr_string(grid, "descriptor", descriptor, sizeof descriptor);
   gg_text t;
   gg_text_init(&t);
-  gg_text_printf(&t, "gpu.module @%s_module {\n  gpu.func @%s(", fname, fname);
+  gg_text_printf(&t, "gpu.module @%s_module {\n", fname);
+  // The code object carries gg's descriptor as a constant: <kernel>_gg_descriptor.
+  if (descriptor[0])
+    gg_text_printf(&t,
+                   "  llvm.mlir.global external constant @%s_gg_descriptor(\"%s\\00\") "
+                   "{addr_space = 4 : i32} : !llvm.array<%d x i8>\n",
+                   fname, descriptor, (int)strlen(descriptor) + 1);
+  gg_text_printf(&t, "  gpu.func @%s(", fname);
   for (intptr_t i = 0; i < argc; ++i) {
     gg_text_printf(&t, "%s%%arg%d: ", i ? ", " : "", (int)i);
     gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
@@ -918,6 +927,7 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
   MlirOperation kernel = mlirBlockGetFirstOperation(
       mlirRegionGetFirstBlock(mlirOperationGetRegion(gpu_module, 0)));
+  while (!gg_op_is(kernel, "gpu.func")) kernel = mlirOperationGetNextInBlock(kernel);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   MlirOperation tid = mlirBlockGetFirstOperation(body);
   MlirOperation bx = mlirOperationGetNextInBlock(tid);

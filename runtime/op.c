@@ -1,5 +1,6 @@
 // The operator descriptor: names, defaults, validation, operand shapes and grid rules.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gg/op.h"
@@ -189,6 +190,87 @@ void gg_op_desc_kernel_name(const gg_op_desc* in, char* buffer, size_t size) {
            gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m,
            d.tile.n, d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop),
            gg_target_name(d.target));
+}
+
+#define DESC_MAGIC "gg-kernel v1"
+
+void gg_op_desc_format(const gg_op_desc* in, char* buffer, size_t size) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  snprintf(buffer, size,
+           DESC_MAGIC " layout=%s scaling=%s b=%s fp8=%s n=%lld k=%lld g=%lld tile=%dx%dx%d wpe=%d "
+           "loop=%s target=%s",
+           gg_layout_name(d.layout), gg_scaling_name(d.scaling), gg_b_layout_name(d.b_layout),
+           gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m, d.tile.n,
+           d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_target_name(d.target));
+}
+
+// Reads "key=" at *p into value (up to the next space); false when the key differs.
+static int read_field(const char** p, const char* key, char* value, size_t size) {
+  size_t n = strlen(key);
+  while (**p == ' ') ++*p;
+  if (strncmp(*p, key, n) != 0 || (*p)[n] != '=') return 0;
+  const char* v = *p + n + 1;
+  size_t length = strcspn(v, " ");
+  if (length == 0 || length >= size) return 0;
+  memcpy(value, v, length);
+  value[length] = 0;
+  *p = v + length;
+  return 1;
+}
+
+static int read_int64(const char* text, int64_t* out) {
+  char* end;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || *end) return 0;
+  *out = v;
+  return 1;
+}
+
+gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
+  memset(desc, 0, sizeof *desc);
+  if (!text || strncmp(text, DESC_MAGIC " ", sizeof DESC_MAGIC) != 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "not a gg kernel descriptor");
+  const char* p = text + sizeof DESC_MAGIC;
+  char v[64];
+  int e;
+  int64_t number;
+#define FIELD(key) \
+  if (!read_field(&p, key, v, sizeof v)) \
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: missing or bad '%s'", key)
+#define ENUM(key, from_name, field, type)                                                    \
+  FIELD(key);                                                                              \
+  if ((e = from_name(v)) < 0)                                                              \
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: bad %s '%s'", key, v); \
+  desc->field = (type)e
+#define INT(key, field)                                                                      \
+  FIELD(key);                                                                              \
+  if (!read_int64(v, &number))                                                             \
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: bad %s '%s'", key, v); \
+  desc->field = number
+  ENUM("layout", gg_layout_from_name, layout, gg_layout);
+  ENUM("scaling", gg_scaling_from_name, scaling, gg_scaling);
+  ENUM("b", gg_b_layout_from_name, b_layout, gg_b_layout);
+  ENUM("fp8", gg_fp8_from_name, fp8, gg_fp8);
+  INT("n", n);
+  INT("k", k);
+  INT("g", g);
+  FIELD("tile");
+  int tm, tn, tk;
+  char extra;
+  if (sscanf(v, "%dx%dx%d%c", &tm, &tn, &tk, &extra) != 3)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: bad tile '%s'", v);
+  desc->tile.m = tm;
+  desc->tile.n = tn;
+  desc->tile.k = tk;
+  INT("wpe", tile.waves_per_eu);
+  ENUM("loop", gg_loop_form_from_name, tile.loop, gg_loop_form);
+  ENUM("target", gg_target_from_name, target, gg_target);
+#undef FIELD
+#undef ENUM
+#undef INT
+  while (*p == ' ') ++p;
+  if (*p) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: trailing '%s'", p);
+  return GG_OK;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -100,6 +100,13 @@ gg_status gg_op_desc_validate(const gg_op_desc* desc);
 // "gg_sizes_rowwise_plain_e4m3fn_n256_k512_g4_t128x128x128_w2_rolled_host".
 void gg_op_desc_kernel_name(const gg_op_desc* desc, char* buffer, size_t size);
 
+// A descriptor as one line of text, e.g. "gg-kernel v1 layout=sizes scaling=rowwise b=plain
+// fp8=e4m3fn n=256 k=512 g=4 tile=128x128x128 wpe=2 loop=rolled target=gfx950". Code objects
+// carry it (symbol <kernel>_gg_descriptor) and the compile cache keys on it. The parser
+// accepts exactly what the formatter writes (defaults resolved) and names a bad field.
+void gg_op_desc_format(const gg_op_desc* desc, char* buffer, size_t size);
+gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc);
+
 // Names, and their inverses (which return -1 for an unknown name).
 const char* gg_layout_name(gg_layout layout);
 const char* gg_scaling_name(gg_scaling scaling);
