@@ -14,6 +14,7 @@
 #include "mlir-c/Pass.h"
 #include "mlir-c/Target/LLVMIR.h"
 #include "passes/pass.h"
+#include "runtime/host.h"
 
 static const char* const stage_names[GG_STAGE_COUNT] = {"op",   "tiles", "target", "llvm-dialect",
                                                         "llvm", "isa",   "hsaco"};
@@ -178,7 +179,7 @@ struct gg_host_kernel {
   gg_op_desc desc;
   MlirContext ctx;
   MlirExecutionEngine engine;
-  void (*entry)(void**);  // the packed wrapper of _mlir_ciface_<name>
+  gg_host_entry entry;  // _mlir_ciface_<name>
   double compile_ms;
 };
 
@@ -207,14 +208,14 @@ gg_status gg_host_kernel_create(const gg_op_desc* desc, gg_host_kernel** out) {
     gg_host_kernel_destroy(kernel);
     return gg_status_make(GG_STATUS_INTERNAL, "the JIT could not compile %s", name);
   }
-  char wrapper[300];
-  snprintf(wrapper, sizeof wrapper, "_mlir_ciface_%s", name);
-  void* entry = mlirExecutionEngineLookupPacked(kernel->engine, gg_str(wrapper));
+  char symbol[300];
+  snprintf(symbol, sizeof symbol, "_mlir_ciface_%s", name);
+  void* entry = mlirExecutionEngineLookup(kernel->engine, gg_str(symbol));
   if (!entry) {
     gg_host_kernel_destroy(kernel);
-    return gg_status_make(GG_STATUS_INTERNAL, "the JIT has no entry point %s", wrapper);
+    return gg_status_make(GG_STATUS_INTERNAL, "the JIT has no entry point %s", symbol);
   }
-  kernel->entry = (void (*)(void**))(uintptr_t)entry;
+  kernel->entry = (gg_host_entry)(uintptr_t)entry;
   kernel->compile_ms = now_ms() - start;
   *out = kernel;
   return GG_OK;
@@ -229,48 +230,7 @@ void gg_host_kernel_destroy(gg_host_kernel* kernel) {
 
 double gg_host_kernel_compile_ms(const gg_host_kernel* kernel) { return kernel->compile_ms; }
 
-// A ranked memref descriptor as the C interface passes it: sizes then strides.
-typedef struct memref_descriptor {
-  void* allocated;
-  void* aligned;
-  int64_t offset;
-  int64_t sizes_and_strides[6];
-} memref_descriptor;
-
 gg_status gg_host_kernel_run(gg_host_kernel* kernel, void* const buffers[GG_OPERAND_COUNT],
                              int64_t m, int zeroing) {
-  const gg_op_desc* desc = &kernel->desc;
-  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
-    if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
-  gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
-  gg_operand_shape out_shape = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
-  if (plan.zero_output)
-    memset(buffers[GG_OPERAND_OUT], 0,
-           (size_t)gg_operand_shape_numel(&out_shape) * gg_dtype_size(out_shape.dtype));
-  if (!plan.launch) return GG_OK;
-
-  memref_descriptor descriptors[GG_OPERAND_COUNT];
-  memref_descriptor* pointers[GG_OPERAND_COUNT];
-  void* args[GG_OPERAND_COUNT];
-  int count = 0;
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
-    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
-    if (!shape.present) continue;
-    memref_descriptor* d = &descriptors[count];
-    memset(d, 0, sizeof *d);
-    d->allocated = d->aligned = buffers[i];
-    int64_t stride = 1;
-    for (int r = shape.rank - 1; r >= 0; --r) {
-      d->sizes_and_strides[r] = shape.dims[r];
-      d->sizes_and_strides[shape.rank + r] = stride;
-      stride *= shape.dims[r];
-    }
-    pointers[count] = d;
-    args[count] = &pointers[count];
-    ++count;
-  }
-  kernel->entry(args);
-  return GG_OK;
+  return gg_host_invoke(kernel->entry, &kernel->desc, buffers, m, zeroing);
 }
