@@ -75,10 +75,11 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-// Builds the module for desc and runs the pipeline up to stage. On failure the status
-// carries the diagnostics.
+// Builds the module for desc and runs the pipeline up to stage, or only up to the pass
+// stop_after when it is not NULL. On failure the status carries the diagnostics.
 static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage stage,
-                                 MlirModule* out_module, char* name, size_t name_size) {
+                                 const char* stop_after, MlirModule* out_module, char* name,
+                                 size_t name_size) {
   GG_RETURN_IF_ERROR(gg_op_desc_validate(in));
   gg_op_desc desc = gg_op_desc_with_defaults(in);
   gg_op_desc_kernel_name(&desc, name, name_size);
@@ -86,7 +87,8 @@ static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage
   GG_RETURN_IF_ERROR(gg_pipeline_for(&desc, stage, pipeline, sizeof pipeline));
   MlirModule module = gg_build_module(ctx, &desc, name);
   gg_status status = GG_OK;
-  if (pipeline[0]) status = gg_pipeline_run(mlirModuleGetOperation(module), pipeline);
+  if (pipeline[0] || stop_after)
+    status = gg_pipeline_run_until(mlirModuleGetOperation(module), pipeline, stop_after);
   if (status) {
     mlirModuleDestroy(module);
     return gg_status_annotate(status, "compiling %s", name);
@@ -96,11 +98,17 @@ static gg_status build_and_lower(MlirContext ctx, const gg_op_desc* in, gg_stage
 }
 
 gg_status gg_pipeline_run(MlirOperation module, const char* pipeline) {
+  return gg_pipeline_run_until(module, pipeline, NULL);
+}
+
+gg_status gg_pipeline_run_until(MlirOperation module, const char* pipeline,
+                                const char* stop_after) {
   MlirContext ctx = mlirOperationGetContext(module);
   gg_diagnostics diagnostics;
   gg_diagnostics_attach(&diagnostics, ctx, NULL);
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, gg_str("builtin.module"));
-  gg_status status = gg_pipeline_add(mlirPassManagerGetAsOpPassManager(pm), "builtin.module", pipeline);
+  gg_status status = gg_pipeline_add_until(mlirPassManagerGetAsOpPassManager(pm),
+                                           "builtin.module", pipeline, stop_after);
   if (!status && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, module)))
     status = gg_status_make(GG_STATUS_INTERNAL, "failed:\n%s", gg_text_str(&diagnostics.text));
   mlirPassManagerDestroy(pm);
@@ -113,11 +121,11 @@ gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext*
   if (stage > GG_STAGE_LLVM_DIALECT)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "stage %s is not an MLIR module",
                           gg_stage_name(stage));
-  MlirContext ctx = gg_context_create();
+  MlirContext ctx = gg_mlir_context_create();
   if (mlirContextIsNull(ctx))
     return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
   char name[256];
-  gg_status status = build_and_lower(ctx, desc, stage, out_module, name, sizeof name);
+  gg_status status = build_and_lower(ctx, desc, stage, NULL, out_module, name, sizeof name);
   if (status) {
     mlirContextDestroy(ctx);
     return status;
@@ -146,12 +154,12 @@ static gg_status emit_llvm_ir(MlirOperation module, const char* name, gg_text* o
 }
 
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) {
-  MlirContext ctx = gg_context_create();
+  MlirContext ctx = gg_mlir_context_create();
   if (mlirContextIsNull(ctx))
     return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
   MlirModule module;
   char name[256];
-  gg_status status = build_and_lower(ctx, desc, stage, &module, name, sizeof name);
+  gg_status status = build_and_lower(ctx, desc, stage, NULL, &module, name, sizeof name);
   if (!status) {
     MlirOperation op = mlirModuleGetOperation(module);
     if (stage == GG_STAGE_ISA || stage == GG_STAGE_BINARY) {
@@ -166,6 +174,25 @@ gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) 
       gg_text_operation(out, op);
       gg_text_printf(out, "\n");
     }
+    mlirModuleDestroy(module);
+  }
+  mlirContextDestroy(ctx);
+  return status;
+}
+
+gg_status gg_compile_emit_after_pass(const gg_op_desc* desc, const char* pass, gg_text* out) {
+  if (!pass || !*pass) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "no pass named");
+  MlirContext ctx = gg_mlir_context_create();
+  if (mlirContextIsNull(ctx))
+    return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
+  MlirModule module;
+  char name[256];
+  // The whole pipeline the target has, cut after `pass`.
+  gg_stage last = is_amd(desc) ? GG_STAGE_BINARY : GG_STAGE_LLVM_DIALECT;
+  gg_status status = build_and_lower(ctx, desc, last, pass, &module, name, sizeof name);
+  if (!status) {
+    gg_text_operation(out, mlirModuleGetOperation(module));
+    gg_text_printf(out, "\n");
     mlirModuleDestroy(module);
   }
   mlirContextDestroy(ctx);
@@ -189,15 +216,15 @@ gg_status gg_host_kernel_create(const gg_op_desc* desc, gg_host_kernel** out) {
   gg_host_kernel* kernel = calloc(1, sizeof *kernel);
   if (!kernel) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   kernel->desc = gg_op_desc_with_defaults(desc);
-  kernel->ctx = gg_context_create();
+  kernel->ctx = gg_mlir_context_create();
   if (mlirContextIsNull(kernel->ctx)) {
     free(kernel);
     return gg_status_make(GG_STATUS_INTERNAL, "the gg dialect failed to load");
   }
   MlirModule module;
   char name[256];
-  gg_status status = build_and_lower(kernel->ctx, desc, GG_STAGE_LLVM_DIALECT, &module, name,
-                                     sizeof name);
+  gg_status status = build_and_lower(kernel->ctx, desc, GG_STAGE_LLVM_DIALECT, NULL, &module,
+                                     name, sizeof name);
   if (status) {
     gg_host_kernel_destroy(kernel);
     return status;

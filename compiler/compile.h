@@ -36,6 +36,10 @@ gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, 
 // carrying the located diagnostics.
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out);
 
+// Compiles desc with the target's whole pipeline cut after the first pass (or named
+// pipeline) called `pass`, and appends the printed module to out.
+gg_status gg_compile_emit_after_pass(const gg_op_desc* desc, const char* pass, gg_text* out);
+
 // Compiles desc and, on success, hands back the module at `stage` (MLIR stages only) in
 // a context the caller owns (destroy the module, then the context).
 gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext* ctx,
@@ -44,6 +48,9 @@ gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext*
 // Runs a textual pipeline (gg and upstream passes) on a builtin.module; failures come back
 // with the diagnostics.
 gg_status gg_pipeline_run(MlirOperation module, const char* pipeline);
+// As gg_pipeline_run, stopping after the first element named stop_after (NULL: all).
+gg_status gg_pipeline_run_until(MlirOperation module, const char* pipeline,
+                                const char* stop_after);
 
 // A host kernel: JIT-compiled machine code for the CPU.
 typedef struct gg_host_kernel gg_host_kernel;

@@ -11,7 +11,7 @@ static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
 // Upstream passes live in a process-wide registry; textual pipelines need them.
 static void register_passes(void) { mlirRegisterAllPasses(); }
 
-MlirContext gg_context_create(void) {
+MlirContext gg_mlir_context_create(void) {
   pthread_once(&passes_once, register_passes);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(registry);

@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 // Returns a null context when the gg dialect fails to load (a broken build).
-MlirContext gg_context_create(void);
+MlirContext gg_mlir_context_create(void);
 
 #ifdef __cplusplus
 }

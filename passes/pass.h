@@ -50,6 +50,12 @@ const gg_named_pipeline* gg_named_pipeline_at(size_t index);
 // under it. A `builtin.module(...)` wrapper is accepted.
 gg_status gg_pipeline_add(MlirOpPassManager pm, const char* anchor, const char* text);
 
+// As gg_pipeline_add, but only up to and including the first element named stop_after
+// (a pass or a named pipeline, at any depth of nesting or expansion); fails if there is
+// none. A NULL stop_after adds everything.
+gg_status gg_pipeline_add_until(MlirOpPassManager pm, const char* anchor, const char* text,
+                                const char* stop_after);
+
 // Option helpers for parse_options: iterate "key=value,key2=value2".
 typedef struct gg_option {
   char key[64];

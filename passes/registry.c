@@ -196,7 +196,15 @@ static void collect_error(MlirStringRef piece, void* user_data) {
   e->text[e->length] = 0;
 }
 
-static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth);
+// Where a walk over a pipeline stops: after the first element named stop_after (NULL:
+// never), at any nesting depth.
+typedef struct pipeline_walk {
+  const char* stop_after;
+  bool reached;
+} pipeline_walk;
+
+static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth,
+                           pipeline_walk* walk);
 
 static gg_status add_gg_pass(MlirOpPassManager pm, const char* anchor, const gg_pass_info* info,
                              const char* options) {
@@ -213,7 +221,12 @@ static gg_status add_gg_pass(MlirOpPassManager pm, const char* anchor, const gg_
   return GG_OK;
 }
 
-static gg_status add_element(MlirOpPassManager pm, const char* anchor, span element, int depth) {
+static gg_status add_element_named(MlirOpPassManager pm, const char* anchor, span element,
+                                   const char* name, const char* p, int depth,
+                                   pipeline_walk* walk);
+
+static gg_status add_element(MlirOpPassManager pm, const char* anchor, span element, int depth,
+                             pipeline_walk* walk) {
   const char* p = element.begin;
   while (p < element.end && *p != '{' && *p != '(') ++p;
   span name_span = trim((span){element.begin, p});
@@ -223,12 +236,20 @@ static gg_status add_element(MlirOpPassManager pm, const char* anchor, span elem
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "empty or overlong pass name in pipeline");
   memcpy(name, name_span.begin, name_length);
   name[name_length] = 0;
+  GG_RETURN_IF_ERROR(add_element_named(pm, anchor, element, name, p, depth, walk));
+  if (walk->stop_after && strcmp(name, walk->stop_after) == 0) walk->reached = true;
+  return GG_OK;
+}
 
+// Adds one element whose name has been read; p points past the name.
+static gg_status add_element_named(MlirOpPassManager pm, const char* anchor, span element,
+                                   const char* name, const char* p, int depth,
+                                   pipeline_walk* walk) {
   if (p < element.end && *p == '(') {  // op-name(pipeline): a nested pass manager
     if (element.end[-1] != ')')
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "expected ')' closing '%s('", name);
     MlirOpPassManager nested = mlirOpPassManagerGetNestedUnder(pm, gg_str(name));
-    return add_range(nested, name, (span){p + 1, element.end - 1}, depth + 1);
+    return add_range(nested, name, (span){p + 1, element.end - 1}, depth + 1, walk);
   }
 
   char options[2048] = "";
@@ -250,7 +271,8 @@ static gg_status add_element(MlirOpPassManager pm, const char* anchor, span elem
   if (named) {
     char expansion[8192];
     GG_RETURN_IF_ERROR(named->expand(options, expansion, sizeof expansion));
-    return add_range(pm, anchor, (span){expansion, expansion + strlen(expansion)}, depth + 1);
+    return add_range(pm, anchor, (span){expansion, expansion + strlen(expansion)}, depth + 1,
+                     walk);
   }
 
   // Anything else is MLIR's own.
@@ -266,7 +288,8 @@ static gg_status add_element(MlirOpPassManager pm, const char* anchor, span elem
   return status;
 }
 
-static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth) {
+static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, int depth,
+                           pipeline_walk* walk) {
   if (depth > 16)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "pipeline nests too deeply");
   text = trim(text);
@@ -278,23 +301,33 @@ static gg_status add_range(MlirOpPassManager pm, const char* anchor, span text, 
     gg_status status = GG_OK;
     if (element_end(inner.begin, inner.end, &status) <= inner.end && !status &&
         element_end(text.begin, text.end, &status) == text.end && !status)
-      return add_range(pm, anchor, inner, depth + 1);
+      return add_range(pm, anchor, inner, depth + 1, walk);
     gg_status_free(status);
   }
   const char* p = text.begin;
-  while (p < text.end) {
+  while (p < text.end && !walk->reached) {
     gg_status status = GG_OK;
     const char* end = element_end(p, text.end, &status);
     if (status) return status;
     span element = trim((span){p, end});
     if (element.begin == element.end)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "empty element in pipeline");
-    GG_RETURN_IF_ERROR(add_element(pm, anchor, element, depth));
+    GG_RETURN_IF_ERROR(add_element(pm, anchor, element, depth, walk));
     p = end < text.end ? end + 1 : end;
   }
   return GG_OK;
 }
 
 gg_status gg_pipeline_add(MlirOpPassManager pm, const char* anchor, const char* text) {
-  return add_range(pm, anchor, (span){text, text + strlen(text)}, 0);
+  return gg_pipeline_add_until(pm, anchor, text, NULL);
+}
+
+gg_status gg_pipeline_add_until(MlirOpPassManager pm, const char* anchor, const char* text,
+                                const char* stop_after) {
+  pipeline_walk walk = {stop_after, false};
+  GG_RETURN_IF_ERROR(add_range(pm, anchor, (span){text, text + strlen(text)}, 0, &walk));
+  if (stop_after && !walk.reached)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "no pass or pipeline '%s' in '%s'",
+                          stop_after, text);
+  return GG_OK;
 }

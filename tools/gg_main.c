@@ -6,8 +6,11 @@
 //              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]
 //              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]
 //              [--chip gfx942|gfx950]   (what --target sim emulates; gfx950 by default)
-//   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm|isa|hsaco]
-//              [-o FILE] [--stats]
+//              [--api]  (host: through the public API, a cached shared object, not the JIT)
+//   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm|isa|hsaco
+//              | --after PASS] [-o FILE] [--stats]
+//
+// --target gfx942|gfx950|hsa runs on an AMD GPU through HSA (hsa: whichever is present).
 //
 // For gfx942 and gfx950 `gg compile` writes the HSA code object unless --emit says
 // otherwise; --stats adds one line of key=value figures read from the kernel's assembly.
@@ -52,8 +55,10 @@ typedef struct cli {
   gg_stage emit;
   int emit_given;
   int stats;
+  int api;         // run host kernels through the public API (cached shared objects)
   gg_target chip;  // what --target sim emulates
   const char* output;
+  const char* after;  // gg compile: print the module after this pass
 } cli;
 
 static int reject(const char* format, const char* detail) {
@@ -117,6 +122,10 @@ static int parse_cli(int argc, char** argv, cli* c) {
     }
     if (!strcmp(flag, "--alternate-constant")) {
       c->alternate_constant = 1;
+      continue;
+    }
+    if (!strcmp(flag, "--api")) {
+      c->api = 1;
       continue;
     }
     if (!strcmp(flag, "--stats")) {
@@ -183,6 +192,8 @@ static int parse_cli(int argc, char** argv, cli* c) {
         return reject("--emit must be op, tiles, target, llvm-dialect, llvm, isa or hsaco, not '%s'", v);
       c->emit = (gg_stage)e;
       c->emit_given = 1;
+    } else if (!strcmp(flag, "--after")) {
+      c->after = v;
     } else if (!strcmp(flag, "-o")) {
       c->output = v;
     } else {
@@ -223,17 +234,22 @@ static int status_exit(gg_status status) {
 
 static int command_run(cli* c) {
   int sim = !strcmp(c->target, "sim");
+  gg_check_backend backend = sim ? GG_CHECK_SIM : c->api ? GG_CHECK_API : GG_CHECK_HOST;
   if (strcmp(c->target, "host") != 0 && !sim) {
-    fprintf(stderr,
-            "gg run: target '%s' is not available here: running on an AMD GPU needs an HSA agent "
-            "(this build runs kernels on the host CPU and in sim)\n",
-            c->target);
-    return EXIT_UNAVAILABLE;
+    // An AMD GPU through HSA: gfx942 or gfx950 must be the GPU present; hsa takes any.
+    gg_target gpu;
+    gg_status status = gg_check_gpu_target(&gpu);
+    if (status) return status_exit(status);
+    if (!strcmp(c->target, "hsa")) {
+      c->desc.target = gpu;
+      if (!c->fp8_given) c->desc.fp8 = gpu == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
+    }
+    backend = GG_CHECK_GPU;
   }
   gg_problem_spec spec = {c->desc, c->groups, c->m >= 0 ? c->m : GG_DYNAMIC, c->zeroing, c->data,
                           c->seed, c->alternate_constant};
   gg_check_result r;
-  gg_status status = gg_check_run(&spec, sim ? GG_CHECK_SIM : GG_CHECK_HOST, 1, &r);
+  gg_status status = gg_check_run(&spec, backend, 1, &r);
   if (status) return status_exit(status);
   printf("kernel=%s m=%lld compile_ms=%.1f run_ms=%.2f", r.kernel_name, (long long)r.m,
          r.compile_ms, r.run_ms);
@@ -283,7 +299,11 @@ static int command_compile(cli* c) {
     fprintf(stderr, "error: --stats describes AMD code objects (--target gfx942 or gfx950)\n");
     return EXIT_REJECTED;
   }
-  int binary = c->emit == GG_STAGE_BINARY;
+  if (c->after && (c->emit_given || c->stats)) {
+    fprintf(stderr, "error: --after prints MLIR; it does not combine with --emit or --stats\n");
+    return EXIT_REJECTED;
+  }
+  int binary = c->emit == GG_STAGE_BINARY && !c->after;
   if (binary && !c->output && isatty(fileno(stdout))) {
     fprintf(stderr, "error: not writing a code object to a terminal (use -o FILE)\n");
     return EXIT_REJECTED;
@@ -291,7 +311,8 @@ static int command_compile(cli* c) {
   gg_text text;
   gg_text_init(&text);
   double start = now_ms();
-  status = gg_compile_emit(&c->desc, c->emit, &text);
+  status = c->after ? gg_compile_emit_after_pass(&c->desc, c->after, &text)
+                   : gg_compile_emit(&c->desc, c->emit, &text);
   double compile_ms = now_ms() - start;
   if (status) {
     gg_text_free(&text);
@@ -320,9 +341,9 @@ static void usage(FILE* out) {
           "              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]\n"
           "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]\n"
           "              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]\n"
-          "              [--chip gfx942|gfx950]\n"
+          "              [--chip gfx942|gfx950] [--api]\n"
           "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm|\n"
-          "              isa|hsaco] [-o FILE] [--stats]\n");
+          "              isa|hsaco | --after PASS] [-o FILE] [--stats]\n");
 }
 
 int main(int argc, char** argv) {

@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  MlirContext ctx = gg_context_create();
+  MlirContext ctx = gg_mlir_context_create();
   if (mlirContextIsNull(ctx)) {
     fprintf(stderr, "gg-opt: the gg dialect failed to load\n");
     free(text);

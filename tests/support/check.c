@@ -1,12 +1,15 @@
 // The host check: one problem through compile, launch, reference and comparison.
 #include "tests/support/check.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "compiler/compile.h"
+#include "gg/gg.h"
 #include "sim/sim.h"
+#include "tests/support/dl.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -14,12 +17,38 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-// A compiled kernel of either backend.
+// The API backends share one context per process (default options: the user's cache).
+static gg_context* shared_context;
+static gg_status shared_context_error;
+static pthread_once_t shared_context_once = PTHREAD_ONCE_INIT;
+
+static void shared_context_create(void) {
+  shared_context_error = gg_context_create(NULL, &shared_context);
+}
+
+static gg_status api_context(gg_context** out) {
+  pthread_once(&shared_context_once, shared_context_create);
+  *out = shared_context;
+  if (shared_context_error)
+    return gg_status_make(gg_status_code_of(shared_context_error), "%s",
+                          gg_status_message(shared_context_error));
+  return GG_OK;
+}
+
+gg_status gg_check_gpu_target(gg_target* out) {
+  gg_context* context;
+  GG_RETURN_IF_ERROR(api_context(&context));
+  return gg_context_gpu_target(context, out);
+}
+
+// A compiled kernel of any backend.
 typedef struct kernel {
   gg_check_backend backend;
   gg_host_kernel* host;
   MlirContext ctx;
   MlirModule module;
+  gg_context* api;
+  gg_kernel* api_kernel;  // owned by the context
   double compile_ms;
 } kernel;
 
@@ -34,6 +63,22 @@ static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend,
     k->compile_ms = gg_host_kernel_compile_ms(k->host);
     return GG_OK;
   }
+  if (backend == GG_CHECK_API || backend == GG_CHECK_GPU) {
+    if ((backend == GG_CHECK_API) != (desc->target == GG_TARGET_HOST))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "the API backend runs host kernels; the GPU backend AMD kernels");
+    GG_RETURN_IF_ERROR(api_context(&k->api));
+    if (backend == GG_CHECK_GPU) {
+      gg_target gpu;
+      GG_RETURN_IF_ERROR(gg_context_gpu_target(k->api, &gpu));
+      if (gpu != desc->target)
+        return gg_status_make(GG_STATUS_UNAVAILABLE, "the GPU here is %s, not %s",
+                              gg_target_name(gpu), gg_target_name(desc->target));
+    }
+    GG_RETURN_IF_ERROR(gg_kernel_get(k->api, desc, &k->api_kernel));
+    k->compile_ms = now_ms() - start;
+    return GG_OK;
+  }
   if (desc->target == GG_TARGET_HOST)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim runs AMD kernels (gfx942, gfx950)");
   GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_TARGET, &k->ctx, &k->module));
@@ -41,9 +86,34 @@ static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend,
   return GG_OK;
 }
 
+// Runs on the GPU through the API: operands copied to shared memory and the output back.
+static gg_status gpu_run(kernel* k, const gg_problem* p) {
+  void* device[GG_OPERAND_COUNT] = {NULL};
+  gg_status status = GG_OK;
+  for (int i = 0; i < GG_OPERAND_COUNT && !status; ++i) {
+    if (!p->buffers[i]) continue;
+    status = gg_context_gpu_alloc(k->api, p->bytes[i], &device[i]);
+    if (!status) memcpy(device[i], p->buffers[i], p->bytes[i]);
+  }
+  if (!status) {
+    gg_dl_operands operands;
+    gg_dl_wrap(p, device, (DLDevice){kDLROCM, 0}, &operands);
+    status = gg_kernel_launch(k->api, k->api_kernel, operands.pointers, p->zeroing);
+  }
+  if (!status) memcpy(p->buffers[GG_OPERAND_OUT], device[GG_OPERAND_OUT], p->bytes[GG_OPERAND_OUT]);
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) gg_context_gpu_free(k->api, device[i]);
+  return status;
+}
+
 static gg_status kernel_run(kernel* k, const gg_problem* p, gg_check_result* result) {
   if (k->backend == GG_CHECK_HOST)
     return gg_host_kernel_run(k->host, p->buffers, p->m, p->zeroing);
+  if (k->backend == GG_CHECK_API) {
+    gg_dl_operands operands;
+    gg_dl_wrap(p, p->buffers, (DLDevice){kDLCPU, 0}, &operands);
+    return gg_kernel_launch(k->api, k->api_kernel, operands.pointers, p->zeroing);
+  }
+  if (k->backend == GG_CHECK_GPU) return gpu_run(k, p);
   gg_sim_stats stats;
   gg_status status = gg_sim_run(mlirModuleGetOperation(k->module), &p->desc, p->buffers, p->m,
                                 p->zeroing, &stats);

@@ -31,7 +31,12 @@ typedef struct gg_check_result {
 typedef enum gg_check_backend {
   GG_CHECK_HOST = 0,  // JIT-compiled for this CPU (the spec's target must be host)
   GG_CHECK_SIM,       // the AMD kernel IR of the spec's target (gfx942, gfx950) in sim
+  GG_CHECK_API,       // the public API on kDLCPU tensors: a cached host shared object
+  GG_CHECK_GPU,       // the public API on kDLROCM tensors: the code object through HSA
 } gg_check_backend;
+
+// The target of this machine's GPU (GG_STATUS_UNAVAILABLE, saying why, without one).
+gg_status gg_check_gpu_target(gg_target* out);
 
 // Fails with the contract's status (GG_STATUS_INVALID_ARGUMENT) when the spec is
 // rejected, or a compile status; otherwise fills result, PASS or FAIL.

@@ -1,0 +1,44 @@
+// The on-disk half of the compile cache: one file per key, written atomically, checked
+// in full before anything is loaded from it.
+//
+// A file is a header (magic "GGCACHE\0", format version, key and payload lengths, the
+// payload's FNV-1a checksum), the key, then the payload. A file that is short, long,
+// for another key or fails its checksum is corrupt: it is deleted and reported, never
+// returned.
+#ifndef GG_API_DISK_CACHE_H_
+#define GG_API_DISK_CACHE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/ir.h"
+#include "gg/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gg_disk_lookup {
+  GG_DISK_MISS = 0,  // no file for the key
+  GG_DISK_HIT,       // payload appended to the output
+  GG_DISK_CORRUPT,   // a bad file was found and deleted; *why says what was wrong
+} gg_disk_lookup;
+
+// The file a key is stored in: <dir>/<fnv-1a-64 of key>.ggc.
+void gg_disk_cache_path(const char* dir, const char* key, char* buffer, size_t size);
+
+// Looks key up in dir. I/O errors other than a missing file are statuses.
+gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
+                             gg_disk_lookup* result, char* why, size_t why_size);
+
+// Stores payload under key, creating dir if needed; readers never see a partial file.
+gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
+                              size_t size);
+
+uint64_t gg_fnv1a64(const void* data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_API_DISK_CACHE_H_

@@ -1,0 +1,173 @@
+// Host shared objects: LLVM IR from the host pipeline, optimised and compiled for this
+// CPU by LLVM's C API, then linked with ld.lld -shared.
+#include "compiler/host_library.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compiler/amdgpu.h"
+#include "compiler/compile.h"
+#include "llvm-c/Core.h"
+#include "llvm-c/Target.h"
+#include "llvm-c/TargetMachine.h"
+#include "llvm-c/Transforms/PassBuilder.h"
+#include "mlir-c/Target/LLVMIR.h"
+
+extern char** environ;
+
+static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static int native_ready;
+
+static void native_init(void) {
+  native_ready = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter();
+}
+
+void gg_host_cpu_id(char* buffer, size_t size) {
+  char* triple = LLVMGetDefaultTargetTriple();
+  char* cpu = LLVMGetHostCPUName();
+  char* features = LLVMGetHostCPUFeatures();
+  snprintf(buffer, size, "%s %s %s", triple, cpu, features);
+  LLVMDisposeMessage(features);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(triple);
+}
+
+static gg_status llvm_error(LLVMErrorRef error, const char* what) {
+  char* message = LLVMGetErrorMessage(error);
+  gg_status status = gg_status_make(GG_STATUS_INTERNAL, "%s: %s", what, message);
+  LLVMDisposeErrorMessage(message);
+  return status;
+}
+
+// Optimises module at O3 for this CPU and appends its object code to out.
+static gg_status emit_object(LLVMModuleRef module, gg_text* out) {
+  pthread_once(&native_once, native_init);
+  if (!native_ready)
+    return gg_status_make(GG_STATUS_UNAVAILABLE, "LLVM has no code generator for this CPU");
+  char* triple = LLVMGetDefaultTargetTriple();
+  char* cpu = LLVMGetHostCPUName();
+  char* features = LLVMGetHostCPUFeatures();
+  LLVMTargetRef target = NULL;
+  char* message = NULL;
+  gg_status status = GG_OK;
+  LLVMTargetMachineRef machine = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &message)) {
+    status = gg_status_make(GG_STATUS_UNAVAILABLE, "no LLVM target for %s: %s", triple, message);
+    LLVMDisposeMessage(message);
+  } else {
+    machine = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                      LLVMRelocPIC, LLVMCodeModelDefault);
+    if (!machine) status = gg_status_make(GG_STATUS_INTERNAL, "no target machine for %s", triple);
+  }
+  if (!status) {
+    LLVMSetTarget(module, triple);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine);
+    LLVMSetModuleDataLayout(module, layout);
+    LLVMDisposeTargetData(layout);
+    LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef error = LLVMRunPasses(module, "default<O3>", machine, options);
+    LLVMDisposePassBuilderOptions(options);
+    if (error) status = llvm_error(error, "optimising the host kernel");
+  }
+  if (!status) {
+    LLVMMemoryBufferRef object = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(machine, module, LLVMObjectFile, &message, &object)) {
+      status = gg_status_make(GG_STATUS_INTERNAL, "code generation failed: %s", message);
+      LLVMDisposeMessage(message);
+    } else {
+      gg_text_append(out, LLVMGetBufferStart(object), LLVMGetBufferSize(object));
+      LLVMDisposeMemoryBuffer(object);
+    }
+  }
+  if (machine) LLVMDisposeTargetMachine(machine);
+  LLVMDisposeMessage(features);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(triple);
+  return status;
+}
+
+static gg_status write_file(const char* path, const char* data, size_t size) {
+  FILE* file = fopen(path, "wb");
+  if (!file) return gg_status_make(GG_STATUS_IO, "cannot write %s: %s", path, strerror(errno));
+  size_t written = fwrite(data, 1, size, file);
+  int failed = fclose(file) != 0 || written != size;
+  return failed ? gg_status_make(GG_STATUS_IO, "writing %s failed", path) : GG_OK;
+}
+
+static gg_status read_file(const char* path, gg_text* out) {
+  FILE* file = fopen(path, "rb");
+  if (!file) return gg_status_make(GG_STATUS_IO, "cannot read %s: %s", path, strerror(errno));
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, file)) > 0) gg_text_append(out, chunk, n);
+  int failed = ferror(file);
+  fclose(file);
+  return failed ? gg_status_make(GG_STATUS_IO, "reading %s failed", path) : GG_OK;
+}
+
+// ld.lld -shared object -o library, with the linker the AMD backend uses too.
+static gg_status link_shared(const char* object, const char* library) {
+  char toolkit[PATH_MAX], lld[PATH_MAX + 32];
+  GG_RETURN_IF_ERROR(gg_amdgpu_toolkit(toolkit, sizeof toolkit));
+  snprintf(lld, sizeof lld, "%s/llvm/bin/ld.lld", toolkit);
+  char* argv[] = {lld, "-shared", "--as-needed", "-z", "noexecstack", "-o", (char*)library,
+                  (char*)object, NULL};
+  pid_t pid;
+  int error = posix_spawn(&pid, lld, NULL, NULL, argv, environ);
+  if (error) return gg_status_make(GG_STATUS_UNAVAILABLE, "cannot run %s: %s", lld, strerror(error));
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, 0) < 0)
+    if (errno != EINTR) return gg_status_make(GG_STATUS_INTERNAL, "waiting for ld.lld failed");
+  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
+    return gg_status_make(GG_STATUS_INTERNAL, "ld.lld failed linking %s", library);
+  return GG_OK;
+}
+
+// Links object bytes into a shared object in a private temporary directory.
+static gg_status link_object(const gg_text* object, gg_text* out) {
+  const char* tmp = getenv("TMPDIR");
+  char dir[PATH_MAX], object_path[PATH_MAX + 16], library_path[PATH_MAX + 16];
+  snprintf(dir, sizeof dir, "%s/gg-link-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir))
+    return gg_status_make(GG_STATUS_IO, "cannot make a temporary directory: %s", strerror(errno));
+  snprintf(object_path, sizeof object_path, "%s/kernel.o", dir);
+  snprintf(library_path, sizeof library_path, "%s/kernel.so", dir);
+  gg_status status = write_file(object_path, object->data, object->length);
+  if (!status) status = link_shared(object_path, library_path);
+  if (!status) status = read_file(library_path, out);
+  unlink(object_path);
+  unlink(library_path);
+  rmdir(dir);
+  return status;
+}
+
+gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out) {
+  if (desc->target != GG_TARGET_HOST)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "host libraries are for the host target, not %s",
+                          gg_target_name(desc->target));
+  MlirContext ctx;
+  MlirModule module;
+  GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_LLVM_DIALECT, &ctx, &module));
+  LLVMContextRef llvm_ctx = LLVMContextCreate();
+  LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llvm_ctx);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  gg_status status = GG_OK;
+  gg_text object;
+  gg_text_init(&object);
+  if (!llvm_module) status = gg_status_make(GG_STATUS_INTERNAL, "translating to LLVM IR failed");
+  if (!status) status = emit_object(llvm_module, &object);
+  if (!status) status = link_object(&object, out);
+  gg_text_free(&object);
+  if (llvm_module) LLVMDisposeModule(llvm_module);
+  LLVMContextDispose(llvm_ctx);
+  return status;
+}

@@ -1,0 +1,27 @@
+// Host kernels ahead of time: a descriptor compiled for this CPU into a shared object
+// (LLVM object code linked by ld.lld), which runtime/host.h loads without MLIR.
+#ifndef GG_COMPILER_HOST_LIBRARY_H_
+#define GG_COMPILER_HOST_LIBRARY_H_
+
+#include <stddef.h>
+
+#include "compiler/ir.h"
+#include "gg/op.h"
+#include "gg/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Appends the bytes of a shared object exporting _mlir_ciface_<kernel name> to out.
+gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out);
+
+// What host code is generated for: "<triple> <cpu> <features>". Kernels built for one
+// CPU id must not be loaded on another (a cache keys on it).
+void gg_host_cpu_id(char* buffer, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_COMPILER_HOST_LIBRARY_H_

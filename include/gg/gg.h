@@ -1,0 +1,181 @@
+// gg's public C API: FP8 grouped GEMMs compiled on demand, cached, and launched on DLPack
+// tensors, on the host CPU or on an AMD GPU through HSA.
+//
+//   gg_context* ctx;
+//   gg_context_create(NULL, &ctx);                        // defaults: disk cache, GPU 0
+//   gg_status s = gg_f8f8bf16_rowwise_grouped_stacked(ctx, &xq, &wq, &x_scale, &w_scale,
+//                                                     &m_sizes, &out);
+//   if (s) { fprintf(stderr, "%s\n", gg_status_message(s)); gg_status_free(s); }
+//   gg_context_destroy(ctx);
+//
+// Tensors on kDLCPU run on the host; tensors on kDLROCM run on the context's GPU. Group
+// metadata is never read on the host. Every entry point checks the operator contract
+// first: when it returns an error, nothing was launched and no output byte was written.
+// Contexts are thread-safe.
+#ifndef GG_GG_H_
+#define GG_GG_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#include "gg/op.h"
+#include "gg/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// DLPack 1.x type codes for the FP8 flavours (Debian's DLPack 0.6 header predates them).
+#define GG_DL_FLOAT8_E4M3FN 10
+#define GG_DL_FLOAT8_E4M3FNUZ 11
+
+// ---------------------------------------------------------------------------------------
+// Contexts.
+
+typedef enum gg_log_level {
+  GG_LOG_ERROR = 0,  // failures the caller also gets as statuses
+  GG_LOG_INFO,       // compiles, cache files rejected and rebuilt
+  GG_LOG_DEBUG,      // cache hits, launches
+} gg_log_level;
+
+typedef void (*gg_log_fn)(void* user, gg_log_level level, const char* message);
+
+typedef struct gg_context_options {
+  // Where compiled kernels persist. NULL: $GG_CACHE_DIR, else $XDG_CACHE_HOME/gg, else
+  // $HOME/.cache/gg. "": memory only.
+  const char* cache_dir;
+  gg_log_fn log;  // NULL: no logging
+  void* log_user;
+  gg_log_level log_level;
+  int gpu;  // the HSA GPU agent kDLROCM tensors live on (0: the first); -1: none
+} gg_context_options;
+
+void gg_context_options_init(gg_context_options* options);
+
+typedef struct gg_context gg_context;
+
+// options may be NULL for the defaults.
+gg_status gg_context_create(const gg_context_options* options, gg_context** out);
+// Waits for nothing: call it once no other thread uses the context.
+void gg_context_destroy(gg_context* context);
+
+// The target of the context's GPU (opened on first use); GG_STATUS_UNAVAILABLE, saying
+// why, when there is none.
+gg_status gg_context_gpu_target(gg_context* context, gg_target* out);
+
+// Memory the host and the context's GPU can both use, for kDLROCM tensors.
+gg_status gg_context_gpu_alloc(gg_context* context, size_t size, void** out);
+void gg_context_gpu_free(gg_context* context, void* pointer);
+
+typedef struct gg_cache_stats {
+  uint64_t memory_hits;     // kernels found loaded in this context
+  uint64_t disk_hits;       // kernels loaded from the cache directory
+  uint64_t compiles;        // kernels compiled
+  uint64_t files_rejected;  // corrupt or truncated cache files, deleted and rebuilt
+} gg_cache_stats;
+
+void gg_context_cache_stats(gg_context* context, gg_cache_stats* out);
+
+// ---------------------------------------------------------------------------------------
+// Kernels: a descriptor compiled for its target, owned by the context.
+
+typedef struct gg_kernel gg_kernel;
+
+// Compiles desc (or finds it in the memory or disk cache). Threads asking for the same
+// descriptor at once share one compile. AMD kernels compile without a GPU present.
+gg_status gg_kernel_get(gg_context* context, const gg_op_desc* desc, gg_kernel** out);
+
+const gg_op_desc* gg_kernel_desc(const gg_kernel* kernel);  // defaults filled in
+const char* gg_kernel_name(const gg_kernel* kernel);
+// The HSA code object of an AMD kernel (NULL and 0 for the host).
+void gg_kernel_code_object(const gg_kernel* kernel, const void** data, size_t* size);
+
+// Launches on tensors in gg_operand order (A, B, a_scale, b_scale, metadata, out; the
+// metadata is NULL for batched) after checking them against the kernel's descriptor;
+// zeroing is the dynamic op's zeroing_output_tensor.
+gg_status gg_kernel_launch(gg_context* context, gg_kernel* kernel,
+                           const DLTensor* const operands[GG_OPERAND_COUNT], int zeroing);
+
+// ---------------------------------------------------------------------------------------
+// Artifacts, compiled fresh (never cached).
+
+typedef enum gg_artifact {
+  GG_ARTIFACT_MLIR_OP = 0,    // the gg.grouped_matmul module
+  GG_ARTIFACT_MLIR_TILES,     // after the tile-level gg passes
+  GG_ARTIFACT_MLIR_TARGET,    // after gg-to-host or gg-to-amdgpu
+  GG_ARTIFACT_MLIR_LLVM,      // in the LLVM (and ROCDL) dialects
+  GG_ARTIFACT_LLVM_IR,        // LLVM IR text
+  GG_ARTIFACT_ISA,            // AMD assembly
+  GG_ARTIFACT_HSACO,          // the HSA code object (ELF)
+  GG_ARTIFACT_HOST_LIBRARY,   // the host kernel as a shared object (ELF)
+  GG_ARTIFACT_COUNT
+} gg_artifact;
+
+typedef struct gg_bytes {
+  char* data;  // NUL-terminated for the text artifacts
+  size_t size;
+} gg_bytes;
+
+void gg_bytes_free(gg_bytes* bytes);
+
+gg_status gg_emit(const gg_op_desc* desc, gg_artifact artifact, gg_bytes* out);
+// The MLIR module right after the pass (or named pipeline) `pass` of the target's pipeline.
+gg_status gg_emit_after_pass(const gg_op_desc* desc, const char* pass, gg_bytes* out);
+
+// ---------------------------------------------------------------------------------------
+// Entry points named after the upstream operators. The descriptor comes from the tensors:
+// N, K and G from their shapes, the FP8 flavour from XQ's dtype, the target from their
+// device. `out` is written in place; it must be contiguous.
+
+// XQ [total_M, K], WQ [G, N, K], x_scale numel total_M, w_scale numel G*N,
+// M_sizes [G] int64, out [total_M, N] bf16.
+gg_status gg_f8f8bf16_rowwise_grouped_stacked(gg_context* context, const DLTensor* XQ,
+                                              const DLTensor* WQ, const DLTensor* x_scale,
+                                              const DLTensor* w_scale, const DLTensor* M_sizes,
+                                              DLTensor* out);
+
+// XQ [G, M, K], WQ [G, N, K], x_scale numel G*M, w_scale numel G*N,
+// zero_start_index_M [G] int64, out [G, M, N] bf16.
+gg_status gg_f8f8bf16_rowwise_grouped_dynamic(gg_context* context, const DLTensor* XQ,
+                                              const DLTensor* WQ, const DLTensor* x_scale,
+                                              const DLTensor* w_scale,
+                                              const DLTensor* zero_start_index_M,
+                                              int zeroing_output_tensor, DLTensor* out);
+
+// The rank combination of (XQ, WQ) selects the case; offsets is int32 [G], NULL for 3D-3D.
+//   2D-3D: XQ [total_M, K], WQ [G, N, K], out [total_M, N]
+//   3D-3D: XQ [G, M, K],    WQ [G, N, K], out [G, M, N]
+//   3D-2D: XQ [G, M, K],    WQ [total_N, K], out [M, total_N]
+//   2D-2D: XQ [M, total_K], WQ [N, total_K], out [G, M, N]
+gg_status gg_f8f8bf16_rowwise_grouped_mm(gg_context* context, const DLTensor* XQ,
+                                         const DLTensor* WQ, const DLTensor* x_scale,
+                                         const DLTensor* w_scale, const DLTensor* offsets,
+                                         DLTensor* out);
+
+// Blockwise scales: x_scale numel total_M*K/128 (per-group M-major), w_scale
+// [G, K/128, N/128]; N and K multiples of 128. Otherwise as the stacked op.
+gg_status gg_f8f8bf16_groupwise_grouped(gg_context* context, const DLTensor* XQ,
+                                        const DLTensor* WQ, const DLTensor* x_scale,
+                                        const DLTensor* w_scale, const DLTensor* M_sizes,
+                                        DLTensor* out);
+
+// The general form behind the entry points: the layout, scaling and tile configuration
+// are chosen here; N, K, G, the FP8 flavour and the target still come from the tensors.
+typedef struct gg_grouped_gemm_call {
+  gg_layout layout;
+  gg_scaling scaling;
+  gg_b_layout b_layout;
+  gg_tile_config tile;  // zero: the compiler's choice
+  const DLTensor* operands[GG_OPERAND_COUNT];  // gg_operand order; metadata NULL for batched
+  int zeroing;
+} gg_grouped_gemm_call;
+
+gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_GG_H_
