@@ -246,6 +246,33 @@ static void read_symbol_string(bytes elf, const char* name, char* out, size_t ou
   }
 }
 
+// Every segment, the section header table and every section with file contents lie in
+// the file: a truncated or padded-out code object is refused before anything reads it.
+static gg_status check_extents(bytes elf) {
+  uint64_t phoff = le(elf.data + 32, 8), shoff = le(elf.data + 40, 8);
+  uint32_t phentsize = (uint32_t)le(elf.data + 54, 2), phnum = (uint32_t)le(elf.data + 56, 2);
+  uint32_t shentsize = (uint32_t)le(elf.data + 58, 2), shnum = (uint32_t)le(elf.data + 60, 2);
+  if (phentsize != 56 || !in_range(elf, phoff, (uint64_t)phnum * 56))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: bad program headers");
+  for (uint32_t i = 0; i < phnum; ++i) {
+    const uint8_t* ph = elf.data + phoff + (uint64_t)i * 56;
+    if (!in_range(elf, le(ph + 8, 8), le(ph + 32, 8)))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "code object: truncated (segment %u ends past the file)", i);
+  }
+  if (shentsize != 64 || !in_range(elf, shoff, (uint64_t)shnum * 64))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "code object: truncated (no complete section header table)");
+  enum { SHT_NOBITS = 8 };
+  for (uint32_t s = 0; s < shnum; ++s) {
+    const uint8_t* sh = elf.data + shoff + (uint64_t)s * 64;
+    if (le(sh + 4, 4) != SHT_NOBITS && !in_range(elf, le(sh + 24, 8), le(sh + 32, 8)))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "code object: truncated (section %u ends past the file)", s);
+  }
+  return GG_OK;
+}
+
 gg_status gg_code_object_read(const void* data, size_t size, gg_code_object_info* info) {
   memset(info, 0, sizeof *info);
   bytes elf = {data, size};
@@ -255,10 +282,12 @@ gg_status gg_code_object_read(const void* data, size_t size, gg_code_object_info
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: not 64-bit little-endian ELF");
   info->elf_type = (uint32_t)le(elf.data + 16, 2);
   info->machine = (uint32_t)le(elf.data + 18, 2);
+  if (info->machine != 224)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "code object: e_machine %u is not EM_AMDGPU (224)", info->machine);
+  GG_RETURN_IF_ERROR(check_extents(elf));
   uint64_t phoff = le(elf.data + 32, 8);
-  uint32_t phentsize = (uint32_t)le(elf.data + 54, 2), phnum = (uint32_t)le(elf.data + 56, 2);
-  if (phentsize != 56 || !in_range(elf, phoff, (uint64_t)phnum * 56))
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: bad program headers");
+  uint32_t phnum = (uint32_t)le(elf.data + 56, 2);
   int found = 0;
   for (uint32_t i = 0; i < phnum && !found; ++i) {
     const uint8_t* ph = elf.data + phoff + (uint64_t)i * 56;
