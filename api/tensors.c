@@ -218,23 +218,30 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   int source_dim;
   gg_grouped_extent_source(d, &source, &source_dim);
   out->m = call->operands[source]->shape[source_dim];
+  // The operands that fix the problem first, then the problem's own rules (tile, FP8
+  // flavour for the target, K and N multiples), then the scales, which only count.
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    const DLTensor* t = call->operands[i];
+    if (!t || is_scale((gg_operand)i)) continue;
+    gg_operand_shape want = gg_operand_shape_of(d, (gg_operand)i, out->m);
+    if (memcmp(t->shape, want.dims, sizeof(int64_t) * (size_t)want.rank) != 0) {
+      char got[96], expected[96];
+      format_dims(got, sizeof got, t->shape, t->ndim);
+      format_dims(expected, sizeof expected, want.dims, want.rank);
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "shape: %s is %s, expected %s",
+                            operand_label(call->layout, (gg_operand)i), got, expected);
+    }
+  }
+  GG_RETURN_IF_ERROR(gg_op_desc_validate(d));
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
     const DLTensor* t = call->operands[i];
     if (!t) continue;
     const char* label = operand_label(call->layout, (gg_operand)i);
     gg_operand_shape want = gg_operand_shape_of(d, (gg_operand)i, out->m);
-    if (is_scale((gg_operand)i)) {
-      if (numel(t) != gg_operand_shape_numel(&want))
-        return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                              "shape: %s has %" PRId64 " elements, expected %" PRId64, label,
-                              numel(t), gg_operand_shape_numel(&want));
-    } else if (memcmp(t->shape, want.dims, sizeof(int64_t) * (size_t)want.rank) != 0) {
-      char got[96], expected[96];
-      format_dims(got, sizeof got, t->shape, t->ndim);
-      format_dims(expected, sizeof expected, want.dims, want.rank);
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "shape: %s is %s, expected %s", label,
-                            got, expected);
-    }
+    if (is_scale((gg_operand)i) && numel(t) != gg_operand_shape_numel(&want))
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "shape: %s has %" PRId64 " elements, expected %" PRId64, label,
+                            numel(t), gg_operand_shape_numel(&want));
     if (!is_contiguous(t))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "layout: %s must be contiguous (row-major without gaps)", label);
@@ -242,10 +249,11 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     if (!t->data && numel(t) > 0)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s has no data", label);
     if ((uintptr_t)data % gg_dtype_size(want.dtype) != 0)
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "layout: %s is misaligned for %zu-byte elements",
-                            label, gg_dtype_size(want.dtype));
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "layout: %s is misaligned for %zu-byte elements", label,
+                            gg_dtype_size(want.dtype));
     out->buffers[i] = data;
   }
   out->zeroing = call->zeroing;
-  return gg_op_desc_validate(d);
+  return GG_OK;
 }

@@ -1,0 +1,289 @@
+// The compile cache: one compile when 8 threads ask at once, disk hits across contexts,
+// and corrupt, truncated, foreign or garbage files rejected, deleted and rebuilt, never
+// loaded. Every kernel the cache hands out is run and checked against the reference.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/disk_cache.h"
+#include "gg/gg.h"
+#include "tests/support/api_case.h"
+
+namespace {
+
+using gg_test::ApiCase;
+using gg_test::Spec;
+
+struct Log {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  static void Callback(void* user, gg_log_level, const char* message) {
+    Log* log = static_cast<Log*>(user);
+    std::lock_guard<std::mutex> lock(log->mutex);
+    log->lines.push_back(message);
+  }
+  bool Contains(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& line : lines)
+      if (line.find(needle) != std::string::npos) return true;
+    return false;
+  }
+};
+
+std::string FreshDir(const std::string& name) {
+  const char* root = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(root ? root : "/tmp") + "/cache-" + name;
+  std::string command = "rm -rf '" + dir + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  return dir;
+}
+
+gg_context* Context(const std::string& dir, Log* log = nullptr) {
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = dir.c_str();
+  options.gpu = -1;
+  if (log) {
+    options.log = Log::Callback;
+    options.log_user = log;
+    options.log_level = GG_LOG_DEBUG;
+  }
+  gg_context* context = nullptr;
+  EXPECT_EQ(gg_context_create(&options, &context), GG_OK);
+  return context;
+}
+
+Spec Stacked(int64_t n) {
+  Spec s;
+  s.layout = GG_LAYOUT_SIZES;
+  s.extents = {100, 0, 37};
+  s.n = n;
+  s.k = 256;
+  s.data = GG_DATA_EXACT;
+  s.seed = 5;
+  return s;
+}
+
+gg_cache_stats Stats(gg_context* context) {
+  gg_cache_stats stats;
+  gg_context_cache_stats(context, &stats);
+  return stats;
+}
+
+// Runs the spec through the context and checks the output.
+void RunAndCheck(gg_context* context, const Spec& spec) {
+  ApiCase c(spec);
+  ASSERT_TRUE(c.ok());
+  gg_status status = c.Call(context);
+  ASSERT_EQ(status, GG_OK) << gg_status_message(status);
+  c.ExpectMatchesReference();
+}
+
+// The single file a kernel lives in: the only .ggc file of a fresh directory.
+std::string CacheFile(const std::string& dir) {
+  std::string command = "ls '" + dir + "'/*.ggc 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  char line[4096] = "";
+  std::string path;
+  if (pipe && fgets(line, sizeof line, pipe)) path = line;
+  if (pipe) pclose(pipe);
+  while (!path.empty() && path.back() == '\n') path.pop_back();
+  return path;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteAll(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+TEST(Cache, EightThreadsOneCompile) {
+  std::string dir = FreshDir("threads");
+  Log log;
+  gg_context* context = Context(dir, &log);
+  Spec spec = Stacked(256);
+  gg_op_desc desc = spec.desc();
+  std::vector<gg_kernel*> kernels(8, nullptr);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      gg_status status = gg_kernel_get(context, &desc, &kernels[t]);
+      EXPECT_EQ(status, GG_OK) << gg_status_message(status);
+      gg_status_free(status);
+      RunAndCheck(context, spec);  // and launch concurrently
+    });
+  for (std::thread& t : threads) t.join();
+  for (gg_kernel* k : kernels) EXPECT_EQ(k, kernels[0]) << "one kernel for one descriptor";
+  gg_cache_stats stats = Stats(context);
+  EXPECT_EQ(stats.compiles, 1u);
+  EXPECT_EQ(stats.disk_hits, 0u);
+  EXPECT_EQ(stats.memory_hits, 15u);  // 8 gets + 8 launches, one of which compiled
+  EXPECT_TRUE(log.Contains("compiled gg_sizes"));
+  gg_context_destroy(context);
+}
+
+TEST(Cache, EightThreadsFourDescriptors) {
+  std::string dir = FreshDir("mixed");
+  gg_context* context = Context(dir);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] { RunAndCheck(context, Stacked(128 * (1 + t % 4))); });
+  for (std::thread& t : threads) t.join();
+  gg_cache_stats stats = Stats(context);
+  EXPECT_EQ(stats.compiles, 4u);
+  EXPECT_EQ(stats.memory_hits, 4u);
+  gg_context_destroy(context);
+
+  // A second context (a new process, as far as the cache can tell) loads all four from disk,
+  // again from 8 threads.
+  context = Context(dir);
+  threads.clear();
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] { RunAndCheck(context, Stacked(128 * (1 + t % 4))); });
+  for (std::thread& t : threads) t.join();
+  stats = Stats(context);
+  EXPECT_EQ(stats.compiles, 0u);
+  EXPECT_EQ(stats.disk_hits, 4u);
+  EXPECT_EQ(stats.files_rejected, 0u);
+  gg_context_destroy(context);
+}
+
+// Damages the single cache file of a fresh directory, then checks that a new context
+// rejects it, rebuilds, runs correctly, and leaves a good file a third context loads.
+void ExpectRejectedAndRebuilt(const std::string& name, std::string (*damage)(const std::string&)) {
+  std::string dir = FreshDir(name);
+  Spec spec = Stacked(256);
+  gg_context* context = Context(dir);
+  RunAndCheck(context, spec);
+  gg_context_destroy(context);
+  std::string path = CacheFile(dir);
+  ASSERT_FALSE(path.empty());
+  std::string good = ReadAll(path);
+  WriteAll(path, damage(good));
+
+  Log log;
+  context = Context(dir, &log);
+  RunAndCheck(context, spec);
+  gg_cache_stats stats = Stats(context);
+  EXPECT_EQ(stats.files_rejected, 1u) << name;
+  EXPECT_EQ(stats.compiles, 1u) << name;
+  EXPECT_EQ(stats.disk_hits, 0u) << name;
+  EXPECT_TRUE(log.Contains("cache: rejected")) << name;
+  gg_context_destroy(context);
+  EXPECT_EQ(ReadAll(path), good) << "the rebuilt file is the same kernel";
+
+  context = Context(dir);
+  RunAndCheck(context, spec);
+  stats = Stats(context);
+  EXPECT_EQ(stats.disk_hits, 1u) << name;
+  EXPECT_EQ(stats.compiles, 0u) << name;
+  gg_context_destroy(context);
+}
+
+TEST(Cache, FlippedPayloadByteIsRejected) {
+  ExpectRejectedAndRebuilt("flipped", [](const std::string& good) {
+    std::string bad = good;
+    bad[bad.size() - 100] ^= 0x40;  // inside the shared object
+    return bad;
+  });
+}
+
+TEST(Cache, TruncatedFileIsRejected) {
+  ExpectRejectedAndRebuilt("truncated", [](const std::string& good) {
+    return good.substr(0, good.size() / 2);
+  });
+}
+
+TEST(Cache, ExtendedFileIsRejected) {
+  ExpectRejectedAndRebuilt("extended",
+                           [](const std::string& good) { return good + std::string(7, '\0'); });
+}
+
+TEST(Cache, EmptyFileIsRejected) {
+  ExpectRejectedAndRebuilt("empty", [](const std::string&) { return std::string(); });
+}
+
+TEST(Cache, GarbageIsRejected) {
+  ExpectRejectedAndRebuilt("garbage", [](const std::string& good) {
+    return std::string(good.size(), 'x');
+  });
+}
+
+TEST(Cache, FileForAnotherKeyIsRejected) {
+  // As if two keys hashed to one file name: a valid entry for another key.
+  ExpectRejectedAndRebuilt("foreign", [](const std::string& good) {
+    std::string dir = FreshDir("foreign-source");
+    const std::string payload = good.substr(good.size() / 2);
+    EXPECT_EQ(gg_disk_cache_store(dir.c_str(), "another key", payload.data(), payload.size()),
+              GG_OK);
+    char path[4096];
+    gg_disk_cache_path(dir.c_str(), "another key", path, sizeof path);
+    return ReadAll(path);
+  });
+}
+
+TEST(Cache, UnwritableDirectoryStillCompiles) {
+  Log log;
+  gg_context* context = Context("/proc/gg-cache-cannot-exist", &log);
+  Spec spec = Stacked(128);
+  RunAndCheck(context, spec);
+  RunAndCheck(context, spec);
+  gg_cache_stats stats = Stats(context);
+  EXPECT_EQ(stats.compiles, 1u);
+  EXPECT_EQ(stats.memory_hits, 1u);
+  EXPECT_TRUE(log.Contains("cache: ")) << "the failed write is logged";
+  gg_context_destroy(context);
+}
+
+TEST(DiskCache, FileFormat) {
+  std::string dir = FreshDir("format");
+  const std::string payload = "payload bytes";
+  ASSERT_EQ(gg_disk_cache_store(dir.c_str(), "key one", payload.data(), payload.size()), GG_OK);
+  char path[4096];
+  gg_disk_cache_path(dir.c_str(), "key one", path, sizeof path);
+  std::string file = ReadAll(path);
+  ASSERT_EQ(file.size(), 32u + 7u + payload.size());
+  EXPECT_EQ(file.substr(0, 8), std::string("GGCACHE\0", 8));
+  EXPECT_EQ(file[8], 1);                        // format version
+  EXPECT_EQ(file[12], 7);                       // key length
+  EXPECT_EQ(uint8_t(file[16]), payload.size());  // payload length
+  uint64_t checksum = gg_fnv1a64(payload.data(), payload.size());
+  for (int b = 0; b < 8; ++b) EXPECT_EQ(uint8_t(file[24 + b]), uint8_t(checksum >> (8 * b)));
+  EXPECT_EQ(file.substr(32, 7), "key one");
+  EXPECT_EQ(file.substr(39), payload);
+
+  gg_text out;
+  gg_text_init(&out);
+  gg_disk_lookup lookup;
+  char why[512];
+  ASSERT_EQ(gg_disk_cache_load(dir.c_str(), "key one", &out, &lookup, why, sizeof why), GG_OK);
+  EXPECT_EQ(lookup, GG_DISK_HIT);
+  EXPECT_EQ(std::string(out.data, out.length), payload);
+  gg_text_free(&out);
+  gg_text_init(&out);
+  ASSERT_EQ(gg_disk_cache_load(dir.c_str(), "key two", &out, &lookup, why, sizeof why), GG_OK);
+  EXPECT_EQ(lookup, GG_DISK_MISS);
+  EXPECT_EQ(out.length, 0u);
+  gg_text_free(&out);
+  // No temporary files are left behind.
+  std::string listing;
+  FILE* pipe = popen(("ls -A '" + dir + "'").c_str(), "r");
+  char line[512];
+  while (pipe && fgets(line, sizeof line, pipe)) listing += line;
+  if (pipe) pclose(pipe);
+  EXPECT_EQ(std::count(listing.begin(), listing.end(), '\n'), 1) << listing;
+}
+
+}  // namespace
