@@ -2,14 +2,14 @@
 #include "api/disk_cache.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "compiler/files.h"
 
 static const char kMagic[8] = {'G', 'G', 'C', 'A', 'C', 'H', 'E', 0};
 enum { kFormatVersion = 1, kHeaderSize = 32 };
@@ -57,21 +57,14 @@ gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
   if (why_size) why[0] = 0;
   char path[PATH_MAX];
   gg_disk_cache_path(dir, key, path, sizeof path);
-  FILE* file = fopen(path, "rb");
-  if (!file) {
-    if (errno == ENOENT) return GG_OK;
-    return gg_status_make(GG_STATUS_IO, "cannot read cache file %s: %s", path, strerror(errno));
-  }
   gg_text bytes;
   gg_text_init(&bytes);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, file)) > 0) gg_text_append(&bytes, chunk, n);
-  int read_failed = ferror(file);
-  fclose(file);
-  if (read_failed) {
+  gg_status status = gg_file_read(path, &bytes);
+  if (status) {
     gg_text_free(&bytes);
-    return gg_status_make(GG_STATUS_IO, "reading cache file %s failed", path);
+    if (gg_status_code_of(status) != GG_STATUS_UNAVAILABLE) return status;
+    gg_status_free(status);  // no file: a miss
+    return GG_OK;
   }
   const char* problem = invalid_entry((const uint8_t*)bytes.data, bytes.length, key);
   if (problem) {
@@ -106,18 +99,6 @@ static gg_status make_dirs(const char* path) {
   return GG_OK;
 }
 
-static int write_all(int fd, const void* data, size_t size) {
-  const uint8_t* p = data;
-  while (size > 0) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    p += n;
-    size -= (size_t)n;
-  }
-  return 0;
-}
-
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size) {
   GG_RETURN_IF_ERROR(make_dirs(dir));
@@ -135,8 +116,9 @@ gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payl
   put_le(header + 12, key_size, 4);
   put_le(header + 16, size, 8);
   put_le(header + 24, gg_fnv1a64(payload, size), 8);
-  int failed = write_all(fd, header, sizeof header) || write_all(fd, key, key_size) ||
-               write_all(fd, payload, size) || fsync(fd) != 0;
+  int failed = gg_fd_write_all(fd, header, sizeof header) ||
+               gg_fd_write_all(fd, key, key_size) || gg_fd_write_all(fd, payload, size) ||
+               fsync(fd) != 0;
   failed = close(fd) != 0 || failed;
   if (!failed && rename(temporary, path) == 0) return GG_OK;
   gg_status status =

@@ -15,6 +15,7 @@
 #include "api/disk_cache.h"
 #include "api/internal.h"
 #include "compiler/compile.h"
+#include "compiler/files.h"
 #include "compiler/host_library.h"
 #include "llvm-c/Core.h"
 #include "runtime/code_object.h"
@@ -108,14 +109,8 @@ static gg_status load_host_library(const gg_text* bytes, const char* name,
   snprintf(path, sizeof path, "%s/gg-kernel-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   int fd = mkstemp(path);
   if (fd < 0) return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", path, strerror(errno));
-  size_t done = 0;
-  while (done < bytes->length) {
-    ssize_t n = write(fd, bytes->data + done, bytes->length - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += (size_t)n;
-  }
-  int failed = close(fd) != 0 || done != bytes->length;
+  int failed = gg_fd_write_all(fd, bytes->data, bytes->length) != 0;
+  failed = close(fd) != 0 || failed;
   gg_status status = failed ? gg_status_make(GG_STATUS_IO, "writing %s failed", path)
                             : gg_host_library_open(path, name, out);
   unlink(path);
@@ -124,6 +119,7 @@ static gg_status load_host_library(const gg_text* bytes, const char* name,
 
 // Loads the artifact bytes into the kernel: a host library, or a checked code object.
 static gg_status install(gg_kernel* kernel, gg_text* bytes) {
+  if (bytes->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   if (kernel->desc.target == GG_TARGET_HOST)
     return load_host_library(bytes, kernel->name, &kernel->host);
   gg_code_object_info info;

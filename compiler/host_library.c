@@ -14,6 +14,7 @@
 
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
+#include "compiler/files.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
@@ -93,25 +94,6 @@ static gg_status emit_object(LLVMModuleRef module, gg_text* out) {
   return status;
 }
 
-static gg_status write_file(const char* path, const char* data, size_t size) {
-  FILE* file = fopen(path, "wb");
-  if (!file) return gg_status_make(GG_STATUS_IO, "cannot write %s: %s", path, strerror(errno));
-  size_t written = fwrite(data, 1, size, file);
-  int failed = fclose(file) != 0 || written != size;
-  return failed ? gg_status_make(GG_STATUS_IO, "writing %s failed", path) : GG_OK;
-}
-
-static gg_status read_file(const char* path, gg_text* out) {
-  FILE* file = fopen(path, "rb");
-  if (!file) return gg_status_make(GG_STATUS_IO, "cannot read %s: %s", path, strerror(errno));
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, file)) > 0) gg_text_append(out, chunk, n);
-  int failed = ferror(file);
-  fclose(file);
-  return failed ? gg_status_make(GG_STATUS_IO, "reading %s failed", path) : GG_OK;
-}
-
 // ld.lld -shared object -o library, with the linker the AMD backend uses too.
 static gg_status link_shared(const char* object, const char* library) {
   char toolkit[PATH_MAX], lld[PATH_MAX + 32];
@@ -139,9 +121,9 @@ static gg_status link_object(const gg_text* object, gg_text* out) {
     return gg_status_make(GG_STATUS_IO, "cannot make a temporary directory: %s", strerror(errno));
   snprintf(object_path, sizeof object_path, "%s/kernel.o", dir);
   snprintf(library_path, sizeof library_path, "%s/kernel.so", dir);
-  gg_status status = write_file(object_path, object->data, object->length);
+  gg_status status = gg_file_write(object_path, object->data, object->length);
   if (!status) status = link_shared(object_path, library_path);
-  if (!status) status = read_file(library_path, out);
+  if (!status) status = gg_file_read(library_path, out);
   unlink(object_path);
   unlink(library_path);
   rmdir(dir);

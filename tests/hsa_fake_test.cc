@@ -17,8 +17,11 @@
 #include "runtime/code_object.h"
 #include "runtime/dispatch.h"
 #include "runtime/hsa.h"
+#include "tests/support/le.h"
 
 namespace {
+
+using gg_test::Le;
 
 struct Fake {
   void (*configure)(const char*, uint32_t, uint32_t, uint32_t, int);
@@ -61,12 +64,6 @@ class FakeHsaEnvironment : public ::testing::Environment {
 
 const ::testing::Environment* const environment =
     ::testing::AddGlobalTestEnvironment(new FakeHsaEnvironment);
-
-uint64_t Le(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
 
 std::string Message(gg_status status) {
   std::string text = gg_status_message(status);

@@ -14,14 +14,11 @@
 #include "runtime/code_object.h"
 #include "runtime/dispatch.h"
 #include "runtime/hsa.h"
+#include "tests/support/le.h"
 
 namespace {
 
-uint64_t Le(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
+using gg_test::Le;
 
 gg_op_desc Stacked(gg_target target) {
   gg_op_desc d = {};

@@ -1,0 +1,48 @@
+// Whole files.
+#include "compiler/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+gg_status gg_file_read(const char* path, gg_text* out) {
+  FILE* file = fopen(path, "rb");
+  if (!file)
+    return gg_status_make(errno == ENOENT ? GG_STATUS_UNAVAILABLE : GG_STATUS_IO,
+                          "cannot read %s: %s", path, strerror(errno));
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, file)) > 0) gg_text_append(out, chunk, n);
+  int failed = ferror(file);
+  fclose(file);
+  if (failed) return gg_status_make(GG_STATUS_IO, "reading %s failed", path);
+  if (out->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %s", path);
+  return GG_OK;
+}
+
+int gg_fd_write_all(int fd, const void* data, size_t size) {
+  const uint8_t* p = data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return -1;
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  return 0;
+}
+
+gg_status gg_file_write(const char* path, const void* data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return gg_status_make(GG_STATUS_IO, "cannot write %s: %s", path, strerror(errno));
+  int failed = gg_fd_write_all(fd, data, size);
+  failed = close(fd) != 0 || failed;
+  return failed ? gg_status_make(GG_STATUS_IO, "writing %s failed: %s", path, strerror(errno))
+                : GG_OK;
+}
