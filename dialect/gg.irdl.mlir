@@ -117,7 +117,10 @@ irdl.dialect @gg {
 
   // A [rows x cols] tile of an FP8 matrix: element (r, c) is src[row0 + r, k0 + c] when
   // r < row_limit and k_lo <= k0 + c < k_hi, else zero. gg-mask clears mask_rows/mask_k
-  // where static facts prove the bound can never cut the tile.
+  // where static facts prove the bound can never cut the tile. With operand =
+  // "b_preshuffled" src holds the matrix in MFMA B-preshuffle order (16x64 fragments of
+  // 1 KiB): logical element (n, k) sits at flat byte
+  // (((n/16 K/64 + k/64) 4 + (k%64)/16) 16 + n%16) 16 + k%16.
   irdl.operation @load_tile {
     %src = irdl.base "!builtin.memref"
     %row0 = irdl.is index
@@ -134,7 +137,8 @@ irdl.dialect @gg {
     %mask_k = irdl.any_of(%t, %f)
     %a = irdl.is "a"
     %b = irdl.is "b"
-    %operand = irdl.any_of(%a, %b)
+    %b_preshuffled = irdl.is "b_preshuffled"
+    %operand = irdl.any_of(%a, %b, %b_preshuffled)
     irdl.attributes { "operand" = %operand, "mask_rows" = %mask_rows, "mask_k" = %mask_k }
   }
 
@@ -163,7 +167,9 @@ irdl.dialect @gg {
     irdl.results(sx: %sx, sw: %sw)
   }
 
-  // acc[r, c] += sum_k a[r, k] b[c, k].
+  // acc[r, c] += sum_k a[r, k] b[c, k]. gg-k-loop tags the mmas of a K loop over
+  // preshuffled B with gg.lds_buffer = 0|1: the tile's parity, which AMD targets use to
+  // stage A in one of two LDS buffers (ping-pong).
   irdl.operation @mma_tile {
     %a = irdl.base "!builtin.vector"
     %b = irdl.base "!builtin.vector"

@@ -9,12 +9,20 @@
 //   tile is peeled; its loads stay masked.
 // unrolled: one load/mma step per tile, straight-line (static trip counts only).
 //
+// Over preshuffled B (a load_tile with operand "b_preshuffled") AMD targets stage A in two
+// LDS buffers alternately (ping-pong), so each mma is tagged gg.lds_buffer = its tile's
+// parity, and the rolled form steps by pairs of tiles so that the parity stays a
+// compile-time fact inside the body: the loop covers the pairs whose successor tile exists
+// (prefetching it), and the one or two tiles left are peeled.
+//
 // Both forms add the tiles into the accumulator in the same order, so results are
 // bit-identical. mode=auto follows each loop's attribute.
 #include <stdio.h>
 #include <string.h>
 
 #include "compiler/ir.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "dialect/dialect.h"
 #include "passes/bounds.h"
 #include "passes/pass.h"
@@ -53,6 +61,7 @@ typedef struct k_loop {
   int load_count;        // mma operands other than the accumulator
   MlirValue loads[4];    // in mma operand order, excluding acc (operand 2)
   int load_positions[4];
+  bool pingpong;         // B is preshuffled: mmas alternate LDS buffers
 } k_loop;
 
 static bool analyze(MlirOperation loop, k_loop* k) {
@@ -71,11 +80,16 @@ static bool analyze(MlirOperation loop, k_loop* k) {
   k->acc_arg = mlirBlockGetArgument(body, 1);
   int mmas = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
+       op = mlirOperationGetNextInBlock(op)) {
     if (gg_is_mma(op)) {
       k->mma = op;
       ++mmas;
     }
+    char operand[32];
+    if (gg_op_is(op, GG_OP_LOAD_TILE) && gg_attr_string(op, "operand", operand, sizeof operand) &&
+        !strcmp(operand, "b_preshuffled"))
+      k->pingpong = true;
+  }
   if (mmas != 1) {
     gg_emit_error(loop, "gg-k-loop: a K loop holds exactly one mma, found %d", mmas);
     return false;
@@ -114,13 +128,20 @@ static void emit_loads(const k_loop* k, MlirValue at_k, MlirOperation before, Ml
 }
 
 // Clones the mma before `before` on the given tiles and accumulator; returns its result.
-static MlirValue emit_mma(const k_loop* k, const MlirValue* tiles, MlirValue acc,
+// With ping-pong the clone is tagged with the LDS buffer of tile number `tile`.
+static MlirValue emit_mma(const k_loop* k, const MlirValue* tiles, MlirValue acc, int64_t tile,
                           MlirOperation before) {
   gg_value_map map = {0};
   for (int i = 0; i < k->load_count; ++i) gg_value_map_set(&map, k->loads[i], tiles[i]);
   gg_value_map_set(&map, k->acc_arg, acc);
   MlirOperation clone = gg_clone_before(k->mma, before, &map);
   gg_value_map_free(&map);
+  if (k->pingpong) {
+    MlirContext ctx = mlirOperationGetContext(clone);
+    mlirOperationSetDiscardableAttributeByName(
+        clone, gg_str("gg.lds_buffer"),
+        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), tile % 2));
+  }
   return mlirOperationGetResult(clone, 0);
 }
 
@@ -158,18 +179,24 @@ static bool last_start_dynamic(const k_loop* k, MlirOperation before, MlirValue*
                             args, 3, out, 1);
 }
 
-// Builds `scf.for %k = lb to ub step s iter_args(acc = init, tiles...)` before `before`
-// whose body prefetches the tiles at k + s and computes the carried ones. Returns the
-// loop's results: the accumulator, then the carried tiles.
-static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, const MlirValue* tiles0,
+// Builds `scf.for %k = lb to ub step (tiles s) iter_args(acc = init, loaded...)` before
+// `before` whose body computes `tiles` consecutive tiles, each while the next one's loads
+// (at k + s, k + 2 s, ...) are in flight. Returns the loop's results: the accumulator,
+// then the loaded tiles it carries.
+static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, int tiles, const MlirValue* tiles0,
                                MlirOperation before, MlirValue* results) {
   gg_text t;
   gg_text_init(&t);
-  MlirValue args[8];
+  MlirValue args[8], loop_step = k->step;
+  if (tiles > 1) {
+    int64_t step;
+    if (!gg_value_constant(k->step, &step) || !index_constant(before, step * tiles, &loop_step))
+      return false;
+  }
   int argc = 0;
   args[argc++] = k->lb;
   args[argc++] = ub;
-  args[argc++] = k->step;
+  args[argc++] = loop_step;
   args[argc++] = k->init;
   gg_text_printf(&t, "func.func @prefetch(%%lb: index, %%ub: index, %%s: index, %%init: ");
   gg_text_type(&t, mlirValueGetType(k->init));
@@ -205,22 +232,43 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, const MlirValue* t
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue iv = mlirBlockGetArgument(body, 0);
   MlirValue acc = mlirBlockGetArgument(body, 1);
-  MlirValue carried[4], next[4], next_k;
-  for (int i = 0; i < k->load_count; ++i) carried[i] = mlirBlockGetArgument(body, 2 + i);
-  if (!index_add(yield, iv, k->step, &next_k)) return false;
-  emit_loads(k, next_k, yield, next);
-  MlirValue acc_next = emit_mma(k, carried, acc, yield);
-  mlirOperationSetOperand(yield, 0, acc_next);
-  for (int i = 0; i < k->load_count; ++i) mlirOperationSetOperand(yield, 1 + i, next[i]);
+  MlirValue current[4], next[4], at = iv;
+  for (int i = 0; i < k->load_count; ++i) current[i] = mlirBlockGetArgument(body, 2 + i);
+  for (int j = 0; j < tiles; ++j) {
+    if (!index_add(yield, at, k->step, &at)) return false;
+    emit_loads(k, at, yield, next);
+    acc = emit_mma(k, current, acc, j, yield);  // tiles is even when the parity matters
+    memcpy(current, next, sizeof current);
+  }
+  mlirOperationSetOperand(yield, 0, acc);
+  for (int i = 0; i < k->load_count; ++i) mlirOperationSetOperand(yield, 1 + i, current[i]);
   return true;
 }
 
-// One straight-line load/mma step at constant k.
-static bool emit_step(const k_loop* k, int64_t at, MlirValue* acc, MlirOperation before) {
+// One straight-line load/mma step for tile number `tile` at constant k.
+static bool emit_step(const k_loop* k, int64_t at, int64_t tile, MlirValue* acc,
+                      MlirOperation before) {
   MlirValue kv, tiles[4];
   if (!index_constant(before, at, &kv)) return false;
   emit_loads(k, kv, before, tiles);
-  *acc = emit_mma(k, tiles, *acc, before);
+  *acc = emit_mma(k, tiles, *acc, tile, before);
+  return true;
+}
+
+// The pair-rolled form of ping-pong K loops (trips >= 3): pairs 0..pairs-1 in the loop,
+// each prefetching the tile after it, then the last one or two tiles peeled.
+static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t trips,
+                             MlirValue* acc) {
+  int64_t pairs = (trips - 1) / 2;
+  MlirValue k0, loop_ub, tiles0[4], results[5];
+  if (!index_constant(k->loop, lb, &k0) ||
+      !index_constant(k->loop, lb + 2 * pairs * step, &loop_ub))
+    return false;
+  emit_loads(k, k0, k->loop, tiles0);
+  if (!emit_prefetch_loop(k, loop_ub, 2, tiles0, k->loop, results)) return false;
+  int64_t next = 2 * pairs;  // the first tile after the loop, always buffer 0
+  *acc = emit_mma(k, results + 1, results[0], next, k->loop);
+  if (trips - next == 2) return emit_step(k, lb + (next + 1) * step, next + 1, acc, k->loop);
   return true;
 }
 
@@ -239,27 +287,33 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
   MlirValue acc = k.init;
   if (static_trips) {
     int64_t trips = ub > lb ? (ub - lb + step - 1) / step : 0;
-    if (mode == MODE_UNROLLED || trips <= 1) {
+    if (mode == MODE_UNROLLED || trips <= (k.pingpong ? 2 : 1)) {
       for (int64_t t = 0; t < trips; ++t)
-        if (!emit_step(&k, lb + t * step, &acc, loop)) return false;
+        if (!emit_step(&k, lb + t * step, t, &acc, loop)) return false;
+    } else if (k.pingpong) {
+      if (!emit_pair_rolled(&k, lb, step, trips, &acc)) return false;
     } else {
       MlirValue k0, loop_ub, tiles0[4], results[5], k_last, last[4];
       if (!index_constant(loop, lb, &k0) || !index_constant(loop, lb + (trips - 2) * step, &loop_ub))
         return false;
       emit_loads(&k, k0, loop, tiles0);
-      if (!emit_prefetch_loop(&k, loop_ub, tiles0, loop, results)) return false;
+      if (!emit_prefetch_loop(&k, loop_ub, 1, tiles0, loop, results)) return false;
       // Peeled: the last tile's loads first (they overlap the next-to-last compute).
       if (!index_constant(loop, lb + (trips - 1) * step, &k_last)) return false;
       emit_loads(&k, k_last, loop, last);
-      acc = emit_mma(&k, results + 1, results[0], loop);
-      acc = emit_mma(&k, last, acc, loop);
+      acc = emit_mma(&k, results + 1, results[0], trips - 2, loop);
+      acc = emit_mma(&k, last, acc, trips - 1, loop);
     }
   } else {
+    if (k.pingpong) {
+      gg_emit_error(loop, "gg-k-loop: preshuffled B needs a static K trip count");
+      return false;
+    }
     MlirValue tiles0[4], results[5], last_start;
     emit_loads(&k, k.lb, loop, tiles0);
     if (!last_start_dynamic(&k, loop, &last_start)) return false;
-    if (!emit_prefetch_loop(&k, last_start, tiles0, loop, results)) return false;
-    acc = emit_mma(&k, results + 1, results[0], loop);
+    if (!emit_prefetch_loop(&k, last_start, 1, tiles0, loop, results)) return false;
+    acc = emit_mma(&k, results + 1, results[0], 0, loop);
   }
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, 0), acc);
   mlirOperationDestroy(loop);

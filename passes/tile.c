@@ -183,10 +183,12 @@ static bool tile_op(MlirOperation op) {
                  GG_FRAME_A_ROW, GG_FRAME_ROW_LIMIT, GG_FRAME_K_LO, GG_FRAME_K_HI);
   view_type(&t, types[GG_OPERAND_A], 2);
   gg_text_printf(&t, ", index, index, index, index, index) -> vector<%dx%dx%s>\n", tm, tk, f8);
+  // Preshuffled B is the same logical tile read from the MFMA-fragment order.
   gg_text_printf(&t,
                  "        %%bt = \"gg.load_tile\"(%%b2, %%f#%d, %%f#%d, %%k, %%f#%d, %%f#%d) "
-                 "{operand = \"b\", mask_rows = true, mask_k = true} : (",
-                 GG_FRAME_B_ROW, GG_FRAME_COL_LIMIT, GG_FRAME_K_LO, GG_FRAME_K_HI);
+                 "{operand = \"%s\", mask_rows = true, mask_k = true} : (",
+                 GG_FRAME_B_ROW, GG_FRAME_COL_LIMIT, GG_FRAME_K_LO, GG_FRAME_K_HI,
+                 desc.b_layout == GG_B_PRESHUFFLED ? "b_preshuffled" : "b");
   view_type(&t, types[GG_OPERAND_B], 2);
   gg_text_printf(&t, ", index, index, index, index, index) -> vector<%dx%dx%s>\n", tn, tk, f8);
   if (blockwise) {

@@ -15,6 +15,14 @@
 //   written element by element.
 // - A K chunk that straddles the group's K range (2D-2D group K not a multiple of 16) is
 //   masked per byte in that chunk only.
+// - Preshuffled B (load_tile operand "b_preshuffled") is loaded global -> registers already
+//   in MFMA operand order: lane (n, kl) reads its 16 K bytes of a 16x64 fragment with one
+//   load, and B never touches LDS. A alone is staged, in two LDS buffers used alternately
+//   (gg.lds_buffer on each mma, from gg-k-loop): a tile's staging cannot overwrite the
+//   buffer the previous tile's MFMAs read, so one barrier per tile suffices. On gfx942 the
+//   16x16x32 steps take K in the fragment's order (lane group lg holds K 16 lg + [0, 16)
+//   of each 64, low half for even steps, high half for odd ones); A follows the same K
+//   permutation, which leaves every sum, and every 128-wide scale block, unchanged.
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +66,7 @@ typedef struct kernel_shape {
   int n_acc;         // 16-column MFMA blocks per wave
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
   const char* f8;    // MFMA operand element type
+  bool pingpong;     // preshuffled B: B in registers, A in two alternating LDS buffers
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
   char lds_type[96];
@@ -154,8 +163,13 @@ static void flat_type(char* buffer, size_t size, MlirType type) {
 // gg.load_tile: global -> registers, vector<chunks x 16 x i8> per thread. Chunk c of thread
 // t is 16-byte chunk q = c 256 + t of the tile, row-major.
 
+static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op);
+
 static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
+  char operand[32] = "a";
+  gg_attr_string(op, "operand", operand, sizeof operand);
+  if (!strcmp(operand, "b_preshuffled")) return lower_load_preshuffled(l, op);
   MlirValue src = mlirOperationGetOperand(op, 0);
   MlirType src_type = mlirValueGetType(src);
   MlirType tile_type = mlirValueGetType(mlirOperationGetResult(op, 0));
@@ -253,6 +267,81 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   gg_tile_done(l, op);
   gg_text_free(&t);
   gg_text_free(&f8);
+  return l->ok;
+}
+
+// Preshuffled B: global -> registers in fragment order, vector<(tk/64) n_acc x 16 x i8> per
+// thread; chunk kb n_acc + na holds, for column wcol + 16 na + lane % 16 of the tile, the
+// 16 K bytes 64 kb + 16 (lane / 16) + [0, 16) of the tile's K range: one 16-byte load from
+// fragment (row / 16, k / 64), at byte 256 (lane / 16) + 16 (lane % 16) of its 1 KiB block.
+// The tile is whole (the contract makes N and K multiples of the tile), so nothing is masked.
+static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
+  kernel_shape* k = l->state;
+  bool mask_rows = true, mask_k = true;
+  gg_attr_bool(op, "mask_rows", &mask_rows);
+  gg_attr_bool(op, "mask_k", &mask_k);
+  if (mask_rows || mask_k) {
+    gg_emit_error(op, "gg-to-amdgpu: a preshuffled B tile must be whole (N and K multiples of "
+                      "the tile); gg-mask could not prove it");
+    l->ok = false;
+    return false;
+  }
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  MlirType src_type = mlirValueGetType(src);
+  long long k_total = mlirShapedTypeGetDimSize(src_type, 1);
+  long long kblocks = k->tk / 64, chunks = kblocks * k->n_acc;
+  char flat[128];
+  flat_type(flat, sizeof flat, src_type);
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "func.func @load_b(%%src: ");
+  gg_text_type(&t, src_type);
+  gg_text_printf(&t, ", %%row0: index, %%k0: index, %%tid: index) -> vector<%lldx16xi8> {\n",
+                 chunks);
+  emit_flat(&t, "src", src_type);
+  emit_lane(&t);
+  emit_index(&t, "c256", 256);
+  emit_index(&t, "c1024", 1024);
+  emit_index(&t, "kfrags", k_total / 64);
+  emit_index(&t, "npw", k->n_per_wave);
+  gg_text_printf(&t,
+                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                 "  %%kf0 = arith.divui %%k0, %%c64 : index\n"
+                 "  %%lane_off0 = arith.muli %%lg, %%c256 : index\n"
+                 "  %%lane_off1 = arith.muli %%l16, %%c16 : index\n"
+                 "  %%lane_off = arith.addi %%lane_off0, %%lane_off1 : index\n"
+                 "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
+                 chunks);
+  for (long long kb = 0; kb < kblocks; ++kb)
+    for (int na = 0; na < k->n_acc; ++na) {
+      long long c = kb * k->n_acc + na;
+      char tag[48], next[48];
+      snprintf(tag, sizeof tag, "_%lld", c);
+      snprintf(next, sizeof next, "_%lld", c + 1);
+      emit_tagged(&t, tag,
+                  "  %%co@ = arith.constant %d : index\n"
+                  "  %%col@ = arith.addi %%wcol, %%co@ : index\n"
+                  "  %%row@ = arith.addi %%row0, %%col@ : index\n"
+                  "  %%n0@ = arith.divui %%row@, %%c16 : index\n"
+                  "  %%kbo@ = arith.constant %lld : index\n"
+                  "  %%kf@ = arith.addi %%kf0, %%kbo@ : index\n"
+                  "  %%fr0@ = arith.muli %%n0@, %%kfrags : index\n"
+                  "  %%fr@ = arith.addi %%fr0@, %%kf@ : index\n"
+                  "  %%fb@ = arith.muli %%fr@, %%c1024 : index\n"
+                  "  %%ix@ = arith.addi %%fb@, %%lane_off : index\n"
+                  "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
+                  "  %%v@ = amdgpu.raw_buffer_load %%src1[%%i@] : %s, i32 -> vector<16x%s>\n"
+                  "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n"
+                  "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
+                  na * 16, kb, flat, k->f8, k->f8, next, c, chunks);
+    }
+  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
+  MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
+  MlirValue result;
+  gg_tile_emit(l, op, &t, args, 4, &result, 1);
+  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
+  gg_tile_done(l, op);
+  gg_text_free(&t);
   return l->ok;
 }
 
@@ -401,7 +490,8 @@ static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
-// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md).
+// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md; on gfx942
+// with preshuffled B, the K order of the B fragments, see the top of this file).
 static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, int ks,
                           long long base) {
   emit_tagged(t, tag,
@@ -427,42 +517,78 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, in
                 "vector<16xi8>, vector<16xi8>\n"
                 "  %%f@ = vector.bitcast %%fr_cat@ : vector<32xi8> to vector<32x%s>\n",
                 k->f8);
+    return;
+  }
+  if (k->pingpong) {  // 16x16x32 in fragment order: chunk 4 (ks / 2) + lg, half ks % 2
+    emit_tagged(t, tag,
+                "  %%fr_co@ = arith.constant %d : index\n"
+                "  %%fr_c@ = arith.addi %%lg, %%fr_co@ : index\n"
+                "  %%fr_h@ = arith.constant %d : index\n",
+                (ks / 2) * 4, (ks % 2) * 8);
   } else {  // 16x16x32: K 8 lg + [0, 8) of the step: chunk 2 ks + lg / 2, half lg % 2
     emit_tagged(t, tag,
                 "  %%fr_c0@ = arith.divui %%lg, %%c2 : index\n"
                 "  %%fr_co@ = arith.constant %d : index\n"
                 "  %%fr_c@ = arith.addi %%fr_c0@, %%fr_co@ : index\n"
                 "  %%fr_h0@ = arith.remui %%lg, %%c2 : index\n"
-                "  %%fr_h@ = arith.muli %%fr_h0@, %%c8 : index\n"
-                "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
-                "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
-                "  %%fr_a0@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
-                "  %%fr_a@ = arith.addi %%fr_a0@, %%fr_h@ : index\n"
-                "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<8xi8>\n"
-                "  %%f@ = vector.bitcast %%fr_v@ : vector<8xi8> to vector<8x%s>\n",
-                ks * 2, k->lds_type, k->f8);
+                "  %%fr_h@ = arith.muli %%fr_h0@, %%c8 : index\n",
+                ks * 2);
   }
+  emit_tagged(t, tag,
+              "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
+              "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
+              "  %%fr_a0@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
+              "  %%fr_a@ = arith.addi %%fr_a0@, %%fr_h@ : index\n"
+              "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<8xi8>\n"
+              "  %%f@ = vector.bitcast %%fr_v@ : vector<8xi8> to vector<8x%s>\n",
+              k->lds_type, k->f8);
 }
 
-// %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s.
-static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr) {
+// %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s, from the LDS tile at base.
+static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, long long base) {
   char tag[48];
   snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
   emit_tagged(t, tag, "  %%ro@ = arith.constant %d : index\n  %%row@ = arith.addi %%l16, %%ro@ : index\n",
               mr * 16);
-  emit_fragment(t, k, tag, s, 0);
+  emit_fragment(t, k, tag, s, base);
 }
 
-// %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s.
+// %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
+// tile, or with preshuffled B from the registers %b (chunk kb n_acc + na holds K 64 kb +
+// 16 lg + [0, 16) of the lane's column).
 static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
   char tag[48];
   snprintf(tag, sizeof tag, "_b%d_%d", s, na);
-  emit_tagged(t, tag,
-              "  %%bco@ = arith.constant %d : index\n"
-              "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
-              "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
-              na * 16);
-  emit_fragment(t, k, tag, s, (long long)k->tm * k->tk);
+  if (!k->pingpong) {
+    emit_tagged(t, tag,
+                "  %%bco@ = arith.constant %d : index\n"
+                "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
+                "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
+                na * 16);
+    emit_fragment(t, k, tag, s, (long long)k->tm * k->tk);
+    return;
+  }
+  long long chunks = (long long)(k->tk / 64) * k->n_acc;
+  if (k->mma_k == 128) {  // step s: K blocks 2 s and 2 s + 1
+    emit_tagged(t, tag,
+                "  %%bv0@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+                "  %%bv1@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+                "  %%bcat@ = vector.shuffle %%bv0@, %%bv1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+                "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
+                "vector<16xi8>, vector<16xi8>\n"
+                "  %%f@ = vector.bitcast %%bcat@ : vector<32xi8> to vector<32x%s>\n",
+                (long long)(2 * s) * k->n_acc + na, chunks, (long long)(2 * s + 1) * k->n_acc + na,
+                chunks, k->f8);
+  } else {  // step s: half s % 2 of K block s / 2
+    int h = (s % 2) * 8;
+    emit_tagged(t, tag,
+                "  %%bv@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+                "  %%bh@ = vector.shuffle %%bv@, %%bv@ [%d, %d, %d, %d, %d, %d, %d, %d] : "
+                "vector<16xi8>, vector<16xi8>\n"
+                "  %%f@ = vector.bitcast %%bh@ : vector<8xi8> to vector<8x%s>\n",
+                (long long)(s / 2) * k->n_acc + na, chunks, h, h + 1, h + 2, h + 3, h + 4, h + 5,
+                h + 6, h + 7, k->f8);
+  }
 }
 
 static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
@@ -473,6 +599,10 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   long long b_chunks = (long long)k->tn * k->tk / (16 * THREADS);
   int steps = k->tk / k->mma_k, steps_per_block = 128 / k->mma_k;
   int blocks = scaled ? k->tk / 128 : 1;
+  // Ping-pong: A of this tile goes to LDS buffer `parity` (B stays in registers).
+  int64_t parity = 0;
+  if (k->pingpong) gg_attr_int(op, "gg.lds_buffer", &parity);
+  const long long a_base = k->pingpong ? parity * (long long)k->tm * k->tk : 0;
   char frag[48];
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
   gg_text t;
@@ -492,8 +622,8 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   emit_index(&t, "ctk", k->tk);
   emit_index(&t, "npw", k->n_per_wave);
   gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n");
-  emit_stage(&t, k, "a", k->tm, 0);
-  emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
+  emit_stage(&t, k, "a", k->tm, a_base);
+  if (!k->pingpong) emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
   gg_text_printf(&t, "  gpu.barrier\n  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
   int version = 0;  // %acc_<n>: the accumulators after n updates
   if (!scaled) {
@@ -502,7 +632,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
                      i, i, accs);
     for (int s = 0; s < steps; ++s) {
-      for (int mr = 0; mr < k->m_repeat; ++mr) emit_a_fragment(&t, k, s, mr);
+      for (int mr = 0; mr < k->m_repeat; ++mr) emit_a_fragment(&t, k, s, mr, a_base);
       for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
       for (int mr = 0; mr < k->m_repeat; ++mr)
         for (int na = 0; na < k->n_acc; ++na) {
@@ -525,7 +655,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       for (int s = first; s < last; ++s)
         for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
       for (int mr = 0; mr < k->m_repeat; ++mr) {
-        for (int s = first; s < last; ++s) emit_a_fragment(&t, k, s, mr);
+        for (int s = first; s < last; ++s) emit_a_fragment(&t, k, s, mr, a_base);
         for (int na = 0; na < k->n_acc; ++na) {
           int i = mr * k->n_acc + na;
           gg_text_printf(&t, "  %%q_%d_%d_%d = arith.addf %%z4, %%z4 : vector<4xf32>\n", j, i, first);
@@ -555,8 +685,10 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     }
   }
   // Nobody may overwrite the LDS tiles (the next K step, or the epilogue) until every
-  // wave has read them.
-  gg_text_printf(&t, "  gpu.barrier\n  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
+  // wave has read them. With ping-pong the next tile writes the other buffer, and the one
+  // after it passes the next tile's barrier first; the epilogue waits on its own.
+  if (!k->pingpong) gg_text_printf(&t, "  gpu.barrier\n");
+  gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
   MlirValue args[7];
   args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
   args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
@@ -610,6 +742,8 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                  ", %%out_row: index, %%row_limit: index, %%out_col: index, %%col_limit: index, "
                  "%%sa_row: index, %%sb_base: index, %%sb_col: index, %%tid: index, %%lds: %s) {\n",
                  k->lds_type);
+  // With ping-pong the last tile's MFMAs may still read LDS the epilogue reuses.
+  if (k->pingpong) gg_text_printf(&t, "  gpu.barrier\n");
   emit_flat(&t, "out", out_type);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
@@ -825,6 +959,13 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   gg_op_list ops = {0};
   gg_collect_ops(grid, NULL, &ops);
   bool found = false;
+  for (size_t i = 0; i < ops.count; ++i) {
+    char operand[32];
+    if (gg_op_is(ops.ops[i], GG_OP_LOAD_TILE) &&
+        gg_attr_string(ops.ops[i], "operand", operand, sizeof operand) &&
+        !strcmp(operand, "b_preshuffled"))
+      k->pingpong = true;
+  }
   for (size_t i = 0; i < ops.count; ++i)
     if (gg_is_mma(ops.ops[i])) {
       MlirType a = mlirValueGetType(mlirOperationGetOperand(ops.ops[i], 0));
@@ -872,7 +1013,8 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
     gg_emit_error(grid, "gg-to-amdgpu: gfx950's FP8 MFMA reads OCP e4m3fn, the operands are e4m3fnuz");
     return false;
   }
-  long long lds = gg_lds_bytes_for_tile(k.tm, k.tn, k.tk), capacity = gg_lds_capacity(k.chip);
+  long long lds = gg_lds_bytes_for_tile(k.tm, k.tn, k.tk, k.pingpong ? GG_B_PRESHUFFLED : GG_B_PLAIN),
+            capacity = gg_lds_capacity(k.chip);
   if (lds > capacity) {
     gg_emit_error(grid, "gg-to-amdgpu: tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", k.tm,
                   k.tn, k.tk, lds, gg_target_name(k.chip), capacity);

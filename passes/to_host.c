@@ -153,6 +153,14 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   MlirType element = mlirShapedTypeGetElementType(mlirValueGetType(src));
   int fnuz = mlirTypeIsAFloat8E4M3FNUZ(element);
   int64_t rows = mlirShapedTypeGetDimSize(tile_type, 0), cols = mlirShapedTypeGetDimSize(tile_type, 1);
+  char operand[32] = "a";
+  gg_attr_string(op, "operand", operand, sizeof operand);
+  // Preshuffled B: the 16 bytes at (row, k) (k a multiple of 16) stay contiguous, at
+  // flat byte (((row/16 K/64 + k/64) 4 + (k%64)/16) 16 + row%16) 16.
+  const int preshuffled = !strcmp(operand, "b_preshuffled");
+  const int64_t src_k = mlirShapedTypeGetDimSize(mlirValueGetType(src), 1);
+  const int64_t src_rows = mlirShapedTypeGetDimSize(mlirValueGetType(src), 0);
+  char flat[128];
 
   gg_text t, src_type, f8;
   gg_text_init(&t);
@@ -177,11 +185,35 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
     gg_text_printf(&t, "  %%lo_v = vector.broadcast %%k_lo : index to vector<16xindex>\n");
     gg_text_printf(&t, "  %%hi_v = vector.broadcast %%k_hi : index to vector<16xindex>\n");
   }
+  if (preshuffled) {
+    if (mlirShapedTypeIsDynamicSize(src_rows)) snprintf(flat, sizeof flat, "memref<?x%s>", gg_text_str(&f8));
+    else
+      snprintf(flat, sizeof flat, "memref<%lldx%s>", (long long)(src_rows * src_k), gg_text_str(&f8));
+    gg_text_printf(&t, "  %%flat = memref.collapse_shape %%src [[0, 1]] : %s into %s\n", st, flat);
+    gg_text_printf(&t,
+                   "  %%c4 = arith.constant 4 : index\n  %%c64 = arith.constant 64 : index\n"
+                   "  %%k0n = arith.constant %lld : index\n",
+                   (long long)(src_k / 64));
+  }
   gg_text_printf(&t, "  scf.for %%r = %%c0 to %%rows step %%c1 {\n");
   gg_text_printf(&t, "    %%row = arith.addi %%row0, %%r : index\n");
   if (mask_rows) gg_text_printf(&t, "    %%in = arith.cmpi slt, %%r, %%row_limit : index\n");
   gg_text_printf(&t, "    scf.for %%kk = %%c0 to %%cols step %%c16 {\n");
   gg_text_printf(&t, "      %%k = arith.addi %%k0, %%kk : index\n");
+  if (preshuffled)
+    gg_text_printf(&t,
+                   "      %%n0 = arith.divui %%row, %%c16 : index\n"
+                   "      %%nl = arith.remui %%row, %%c16 : index\n"
+                   "      %%kb = arith.divui %%k, %%c64 : index\n"
+                   "      %%kin = arith.remui %%k, %%c64 : index\n"
+                   "      %%kl = arith.divui %%kin, %%c16 : index\n"
+                   "      %%pf0 = arith.muli %%n0, %%k0n : index\n"
+                   "      %%pf1 = arith.addi %%pf0, %%kb : index\n"
+                   "      %%pf2 = arith.muli %%pf1, %%c4 : index\n"
+                   "      %%pf3 = arith.addi %%pf2, %%kl : index\n"
+                   "      %%pf4 = arith.muli %%pf3, %%c16 : index\n"
+                   "      %%pf5 = arith.addi %%pf4, %%nl : index\n"
+                   "      %%at = arith.muli %%pf5, %%c16 : index\n");
   if (mask_rows || mask_k) {
     const char* mask = "%in_v";
     if (mask_k) {
@@ -201,11 +233,13 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
       }
     }
     gg_text_printf(&t,
-                   "      %%bytes = vector.maskedload %%src[%%row, %%k], %s, %%pass : %s, "
+                   "      %%bytes = vector.maskedload %s, %s, %%pass : %s, "
                    "vector<16xi1>, vector<16x%s> into vector<16x%s>\n",
-                   mask, st, gg_text_str(&f8), gg_text_str(&f8));
+                   preshuffled ? "%flat[%at]" : "%src[%row, %k]", mask,
+                   preshuffled ? flat : st, gg_text_str(&f8), gg_text_str(&f8));
   } else {
-    gg_text_printf(&t, "      %%bytes = vector.load %%src[%%row, %%k] : %s, vector<16x%s>\n", st,
+    gg_text_printf(&t, "      %%bytes = vector.load %s : %s, vector<16x%s>\n",
+                   preshuffled ? "%flat[%at]" : "%src[%row, %k]", preshuffled ? flat : st,
                    gg_text_str(&f8));
   }
   gg_text_printf(&t, "      %%i8 = arith.bitcast %%bytes : vector<16x%s> to vector<16xi8>\n",

@@ -155,7 +155,7 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
                           "gfx950 takes float8_e4m3fn operands, not %s", gg_fp8_name(d.fp8));
 
   if (d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950) {
-    int64_t lds = gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k);
+    int64_t lds = gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k, d.b_layout);
     if (lds > gg_lds_capacity(d.target))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", d.tile.m,
@@ -417,8 +417,10 @@ gg_launch_plan gg_launch_plan_of(const gg_op_desc* d, int64_t m, int zeroing) {
   return plan;
 }
 
-int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk) {
-  int64_t loop = (int64_t)tm * tk + (int64_t)tn * tk, epilogue = 2 * (int64_t)tm * tn;
+int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
+  int64_t loop = b_layout == GG_B_PRESHUFFLED ? 2 * (int64_t)tm * tk
+                                              : (int64_t)tm * tk + (int64_t)tn * tk;
+  int64_t epilogue = 2 * (int64_t)tm * tn;
   return loop > epilogue ? loop : epilogue;
 }
 

@@ -107,6 +107,8 @@ typedef struct sim {
   uint8_t* lds;
   int32_t* lds_epoch;   // epoch of the last write, -1 never written
   int16_t* lds_writer;  // lane of the last write
+  int32_t* lds_read_epoch;  // epoch of the last read, -1 never read
+  int8_t* lds_reader;       // wave of the reads in that epoch, -1 when several waves read
   int32_t epoch;
   gg_sim_stats stats;
   gg_status error;
@@ -608,8 +610,11 @@ static void exec_constant(sim* s, const sim_op* o) {
   for (int l = 0; l < LANES; ++l) memcpy(lane_data(s, o->out[0], l), values, (size_t)t->elems * 8);
 }
 
-// LDS access with the race check: a byte written in this barrier interval by another lane
-// may not be read; a byte never written may not be read.
+// LDS access with the race checks. sim runs the waves in lockstep, hardware does not: a
+// byte written in this barrier interval by another lane may not be read (read after
+// write), a byte another wave read or wrote in this interval may not be written (write
+// after read, write after write: the other wave may not have got there yet), and a byte
+// never written may not be read.
 static int lds_access(sim* s, const sim_op* o, int lane, int64_t byte, int n, int write) {
   if (byte < 0 || byte + n > s->lds_bytes) {
     fail(s, o->op, "LDS access [%lld, %lld) outside the %lld bytes of LDS (lane %d)",
@@ -618,7 +623,17 @@ static int lds_access(sim* s, const sim_op* o, int lane, int64_t byte, int n, in
   }
   for (int i = 0; i < n; ++i) {
     int64_t b = byte + i;
+    const int wave = lane / 64;
     if (write) {
+      int read_by_other = s->lds_read_epoch[b] == s->epoch && s->lds_reader[b] != wave;
+      int written_by_other =
+          s->lds_epoch[b] == s->epoch && s->lds_writer[b] / 64 != wave;
+      if (read_by_other || written_by_other) {
+        fail(s, o->op,
+             "race: lane %d writes LDS byte %lld that %s in this barrier interval", lane,
+             (long long)b, read_by_other ? "another wave read" : "another wave wrote");
+        return 0;
+      }
       s->lds_epoch[b] = s->epoch;
       s->lds_writer[b] = (int16_t)lane;
     } else {
@@ -631,6 +646,12 @@ static int lds_access(sim* s, const sim_op* o, int lane, int64_t byte, int n, in
              "race: lane %d reads LDS byte %lld written by lane %d with no barrier between them",
              lane, (long long)b, s->lds_writer[b]);
         return 0;
+      }
+      if (s->lds_read_epoch[b] != s->epoch) {
+        s->lds_read_epoch[b] = s->epoch;
+        s->lds_reader[b] = (int8_t)wave;
+      } else if (s->lds_reader[b] != wave) {
+        s->lds_reader[b] = -1;
       }
     }
   }
@@ -1024,6 +1045,8 @@ static void sim_free(sim* s) {
   free(s->lds);
   free(s->lds_epoch);
   free(s->lds_writer);
+  free(s->lds_read_epoch);
+  free(s->lds_reader);
 }
 
 gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
@@ -1087,6 +1110,8 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
     s->lds = malloc((size_t)s->lds_bytes);
     s->lds_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_epoch);
     s->lds_writer = malloc((size_t)s->lds_bytes * sizeof *s->lds_writer);
+    s->lds_read_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_read_epoch);
+    s->lds_reader = malloc((size_t)s->lds_bytes * sizeof *s->lds_reader);
     memref_desc* d = &s->values[s->body.args[present]].mem;
     d->base = s->lds;
     d->elem_bytes = 1;
@@ -1100,7 +1125,7 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
       s->values[i].data = calloc((size_t)LANES * (size_t)s->values[i].type.elems, sizeof(uint64_t));
       if (!s->values[i].data) status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     }
-    if (!s->lds || !s->lds_epoch || !s->lds_writer)
+    if (!s->lds || !s->lds_epoch || !s->lds_writer || !s->lds_read_epoch || !s->lds_reader)
       status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
 
@@ -1116,6 +1141,7 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
         s->block_id[2] = z;
         s->epoch = 0;
         memset(s->lds_epoch, 0xFF, (size_t)s->lds_bytes * sizeof *s->lds_epoch);  // -1
+        memset(s->lds_read_epoch, 0xFF, (size_t)s->lds_bytes * sizeof *s->lds_read_epoch);
         exec_block(s, &s->body, full_mask, NULL);
         s->stats.workgroups++;
         status = s->error;

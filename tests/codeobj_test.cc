@@ -91,7 +91,7 @@ TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   EXPECT_GT(vgpr, 0);
   EXPECT_LE(vgpr + std::max(0LL, ValueAfter(notes, ".agpr_count:")), 256);
   EXPECT_EQ(ValueAfter(notes, ".group_segment_fixed_size:"),
-            gg_lds_bytes_for_tile(128, 128, 128));
+            gg_lds_bytes_for_tile(128, 128, 128, GG_B_PLAIN));
   EXPECT_NE(notes.find(".reqd_workgroup_size:\n      - 256\n      - 1\n      - 1"), std::string::npos)
       << "the kernel runs 256 threads";
 

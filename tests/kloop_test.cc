@@ -140,7 +140,7 @@ TEST(LoopForms, WavesPerEuReachesTheCodeObject) {
       // waves) where LDS allows that many waves: a workgroup of 4 waves uses 32 KiB, so
       // gfx942's 64 KiB hold 2 per CU, i.e. 2 waves per SIMD, and LLVM clamps the request.
       gg_isa_stats stats = Stats(chip, 512, GG_LOOP_ROLLED, wpe);
-      int64_t lds_waves = gg_lds_capacity(chip) / gg_lds_bytes_for_tile(128, 128, 128);
+      int64_t lds_waves = gg_lds_capacity(chip) / gg_lds_bytes_for_tile(128, 128, 128, GG_B_PLAIN);
       if (wpe > 0 && wpe <= lds_waves) {
         EXPECT_LE(stats.vgpr + std::max(stats.agpr, 0), 512 / wpe)
             << gg_target_name(chip) << " wpe=" << wpe;

@@ -36,7 +36,7 @@ TEST_P(SimLayouts, BoundaryShapesExact) {
     // shape on the default tile instead.
     gg_op_desc requested = s.desc();
     gg_op_desc d = gg_op_desc_with_defaults(&requested);
-    if (gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k) > gg_lds_capacity(chip))
+    if (gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k, d.b_layout) > gg_lds_capacity(chip))
       s.tile = {0, 0, 0, 0, GG_LOOP_ROLLED};
     ExpectPass(s);
   }

@@ -177,9 +177,10 @@ void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
 int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
-// LDS (AMD workgroup memory): a tile stages A and B (tm tk + tn tk bytes), and the epilogue
-// reuses the same memory for the bf16 output tile (2 tm tn bytes).
-int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk);
+// LDS (AMD workgroup memory): a tile stages A and B (tm tk + tn tk bytes), or with
+// preshuffled B (loaded straight into registers) two A buffers in ping-pong (2 tm tk);
+// the epilogue reuses the same memory for the bf16 output tile (2 tm tn bytes).
+int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout);
 // 65536 on gfx942, 163840 on gfx950, 0 for the host.
 int64_t gg_lds_capacity(gg_target target);
 
@@ -193,6 +194,15 @@ typedef struct gg_launch_plan {
 } gg_launch_plan;
 
 gg_launch_plan gg_launch_plan_of(const gg_op_desc* desc, int64_t m, int zeroing);
+
+// ---------------------------------------------------------------------------------------
+// The MFMA B-preshuffle (16x64 fragments in 1 KiB blocks): element (n, k) of a row-major
+// [rows, k] FP8 matrix moves to (((n/16 K/64 + k/64) 4 + (k%64)/16) 16 + n%16) 16 + k%16.
+// [G, N, K] weights are shuffled as one [G N, K] matrix (rows = G N), which is each group
+// shuffled on its own since N is a multiple of 16. inverse undoes it. rows must be a
+// multiple of 16 and k of 64; src and dst must not overlap.
+gg_status gg_preshuffle_b_bytes(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t k,
+                                int inverse);
 
 #ifdef __cplusplus
 }

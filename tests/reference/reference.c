@@ -2,6 +2,7 @@
 #include "tests/reference/reference.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/reference/numerics.h"
@@ -156,10 +157,29 @@ static void run_split_k(const reference* r) {
   }
 }
 
+// Preshuffled B back in row-major [rows, k] order, element by element from the spec's
+// formula (ops.md section 7), independently of the runtime's gg_preshuffle_b_bytes.
+static uint8_t* unshuffle_b(const uint8_t* shuffled, int64_t rows, int64_t k) {
+  uint8_t* plain = malloc(rows * k > 0 ? (size_t)(rows * k) : 1);
+  if (!plain) return NULL;
+  for (int64_t n = 0; n < rows; ++n)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      int64_t n0 = n / 16, nl = n % 16, k0 = kk / 64, kl = (kk % 64) / 16, kp = kk % 16;
+      plain[n * k + kk] = shuffled[(((n0 * (k / 64) + k0) * 4 + kl) * 16 + nl) * 16 + kp];
+    }
+  return plain;
+}
+
 void gg_reference_run(const gg_problem* p, uint16_t* out, double* bound) {
+  uint8_t* plain_b = NULL;
+  if (p->desc.b_layout == GG_B_PRESHUFFLED) {
+    plain_b = unshuffle_b(p->buffers[GG_OPERAND_B],
+                          gg_operand_shape_numel(&p->shapes[GG_OPERAND_B]) / p->desc.k, p->desc.k);
+    if (!plain_b) return;  // out of memory: the output stays poisoned and the check fails
+  }
   reference r = {p,
                  p->buffers[GG_OPERAND_A],
-                 p->buffers[GG_OPERAND_B],
+                 plain_b ? plain_b : p->buffers[GG_OPERAND_B],
                  p->buffers[GG_OPERAND_A_SCALE],
                  p->buffers[GG_OPERAND_B_SCALE],
                  p->desc.n,
@@ -176,17 +196,18 @@ void gg_reference_run(const gg_problem* p, uint16_t* out, double* bound) {
   // Nothing to launch: the output is zero-filled (docs/semantics.md).
   if (r.m == 0 || r.n == 0 || r.k == 0 || r.g == 0) {
     memset(out, 0, (size_t)count * sizeof *out);
-    return;
+  } else {
+    switch (p->desc.layout) {
+      case GG_LAYOUT_SIZES: run_packed_m(&r, 1); break;
+      case GG_LAYOUT_OFFSETS: run_packed_m(&r, 0); break;
+      case GG_LAYOUT_PADDED: run_slabs(&r, 1); break;
+      case GG_LAYOUT_BATCHED: run_slabs(&r, 0); break;
+      case GG_LAYOUT_N_OFFSETS: run_split_n(&r); break;
+      case GG_LAYOUT_K_OFFSETS: run_split_k(&r); break;
+      default: break;
+    }
   }
-  switch (p->desc.layout) {
-    case GG_LAYOUT_SIZES: run_packed_m(&r, 1); break;
-    case GG_LAYOUT_OFFSETS: run_packed_m(&r, 0); break;
-    case GG_LAYOUT_PADDED: run_slabs(&r, 1); break;
-    case GG_LAYOUT_BATCHED: run_slabs(&r, 0); break;
-    case GG_LAYOUT_N_OFFSETS: run_split_n(&r); break;
-    case GG_LAYOUT_K_OFFSETS: run_split_k(&r); break;
-    default: break;
-  }
+  free(plain_b);
 }
 
 static double bf16_ulp(uint16_t bits) {
