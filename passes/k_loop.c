@@ -183,7 +183,8 @@ static bool last_start_dynamic(const k_loop* k, MlirOperation before, MlirValue*
 // `before` whose body computes `tiles` consecutive tiles, each while the next one's loads
 // (at k + s, k + 2 s, ...) are in flight. Returns the loop's results: the accumulator,
 // then the loaded tiles it carries.
-static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, int tiles, const MlirValue* tiles0,
+static bool emit_prefetch_loop(const k_loop* k, MlirValue lb, MlirValue init, MlirValue ub,
+                               int tiles, int64_t first_tile, const MlirValue* tiles0,
                                MlirOperation before, MlirValue* results) {
   gg_text t;
   gg_text_init(&t);
@@ -194,10 +195,10 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, int tiles, const M
       return false;
   }
   int argc = 0;
-  args[argc++] = k->lb;
+  args[argc++] = lb;
   args[argc++] = ub;
   args[argc++] = loop_step;
-  args[argc++] = k->init;
+  args[argc++] = init;
   gg_text_printf(&t, "func.func @prefetch(%%lb: index, %%ub: index, %%s: index, %%init: ");
   gg_text_type(&t, mlirValueGetType(k->init));
   for (int i = 0; i < k->load_count; ++i) {
@@ -237,7 +238,7 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue ub, int tiles, const M
   for (int j = 0; j < tiles; ++j) {
     if (!index_add(yield, at, k->step, &at)) return false;
     emit_loads(k, at, yield, next);
-    acc = emit_mma(k, current, acc, j, yield);  // tiles is even when the parity matters
+    acc = emit_mma(k, current, acc, first_tile + j, yield);  // tiles is even: parity repeats
     memcpy(current, next, sizeof current);
   }
   mlirOperationSetOperand(yield, 0, acc);
@@ -255,20 +256,32 @@ static bool emit_step(const k_loop* k, int64_t at, int64_t tile, MlirValue* acc,
   return true;
 }
 
-// The pair-rolled form of ping-pong K loops (trips >= 3): pairs 0..pairs-1 in the loop,
-// each prefetching the tile after it, then the last one or two tiles peeled.
+// The pair-rolled form of ping-pong K loops (trips >= 3). The loop holds pairs of tiles,
+// each iteration prefetching the tile after its pair, and is placed so that exactly one
+// tile remains after it, whose loads the last iteration issued: with an even trip count
+// the first tile is peeled in front (the loop's pairs then start on buffer 1). No loads
+// follow the loop, so nothing that addresses them stays live past it.
 static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t trips,
                              MlirValue* acc) {
-  int64_t pairs = (trips - 1) / 2;
-  MlirValue k0, loop_ub, tiles0[4], results[5];
-  if (!index_constant(k->loop, lb, &k0) ||
-      !index_constant(k->loop, lb + 2 * pairs * step, &loop_ub))
+  MlirValue tiles[4], results[5], k0, loop_lb, loop_ub;
+  int64_t first = trips % 2 == 0 ? 1 : 0;  // tiles peeled in front
+  int64_t pairs = (trips - 1 - first) / 2;
+  if (!index_constant(k->loop, lb, &k0)) return false;
+  emit_loads(k, k0, k->loop, tiles);
+  MlirValue loop_init = k->init;
+  if (first) {
+    MlirValue k1, next[4];
+    if (!index_constant(k->loop, lb + step, &k1)) return false;
+    emit_loads(k, k1, k->loop, next);
+    loop_init = emit_mma(k, tiles, k->init, 0, k->loop);
+    memcpy(tiles, next, sizeof tiles);
+  }
+  if (!index_constant(k->loop, lb + first * step, &loop_lb) ||
+      !index_constant(k->loop, lb + (first + 2 * pairs) * step, &loop_ub))
     return false;
-  emit_loads(k, k0, k->loop, tiles0);
-  if (!emit_prefetch_loop(k, loop_ub, 2, tiles0, k->loop, results)) return false;
-  int64_t next = 2 * pairs;  // the first tile after the loop, always buffer 0
-  *acc = emit_mma(k, results + 1, results[0], next, k->loop);
-  if (trips - next == 2) return emit_step(k, lb + (next + 1) * step, next + 1, acc, k->loop);
+  if (!emit_prefetch_loop(k, loop_lb, loop_init, loop_ub, 2, first, tiles, k->loop, results))
+    return false;
+  *acc = emit_mma(k, results + 1, results[0], trips - 1, k->loop);
   return true;
 }
 
@@ -297,7 +310,8 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
       if (!index_constant(loop, lb, &k0) || !index_constant(loop, lb + (trips - 2) * step, &loop_ub))
         return false;
       emit_loads(&k, k0, loop, tiles0);
-      if (!emit_prefetch_loop(&k, loop_ub, 1, tiles0, loop, results)) return false;
+      if (!emit_prefetch_loop(&k, k.lb, k.init, loop_ub, 1, 0, tiles0, loop, results))
+        return false;
       // Peeled: the last tile's loads first (they overlap the next-to-last compute).
       if (!index_constant(loop, lb + (trips - 1) * step, &k_last)) return false;
       emit_loads(&k, k_last, loop, last);
@@ -312,7 +326,8 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
     MlirValue tiles0[4], results[5], last_start;
     emit_loads(&k, k.lb, loop, tiles0);
     if (!last_start_dynamic(&k, loop, &last_start)) return false;
-    if (!emit_prefetch_loop(&k, last_start, 1, tiles0, loop, results)) return false;
+    if (!emit_prefetch_loop(&k, k.lb, k.init, last_start, 1, 0, tiles0, loop, results))
+      return false;
     acc = emit_mma(&k, results + 1, results[0], 0, loop);
   }
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, 0), acc);

@@ -270,8 +270,17 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   return l->ok;
 }
 
+// Where a thread keeps preshuffled B's 16 bytes of K block kb (64 wide) for its column of
+// block na: ordered so that each MFMA operand is whole registers in a row (gfx950: the two
+// K blocks of a 128-wide step side by side; gfx942: a step is half a chunk), so nothing is
+// copied to assemble it.
+static long long b_chunk(const kernel_shape* k, long long kb, int na) {
+  if (k->mma_k == 128) return ((kb / 2) * k->n_acc + na) * 2 + kb % 2;
+  return kb * k->n_acc + na;
+}
+
 // Preshuffled B: global -> registers in fragment order, vector<(tk/64) n_acc x 16 x i8> per
-// thread; chunk kb n_acc + na holds, for column wcol + 16 na + lane % 16 of the tile, the
+// thread; chunk b_chunk(kb, na) holds, for column wcol + 16 na + lane % 16 of the tile, the
 // 16 K bytes 64 kb + 16 (lane / 16) + [0, 16) of the tile's K range: one 16-byte load from
 // fragment (row / 16, k / 64), at byte 256 (lane / 16) + 16 (lane % 16) of its 1 KiB block.
 // The tile is whole (the contract makes N and K multiples of the tile), so nothing is masked.
@@ -312,28 +321,36 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                  "  %%lane_off = arith.addi %%lane_off0, %%lane_off1 : index\n"
                  "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
                  chunks);
+  // Per column block, the address of K block 0; the K blocks follow 1 KiB apart, a
+  // constant the buffer load's immediate offset absorbs.
+  for (int na = 0; na < k->n_acc; ++na) {
+    char tag[48];
+    snprintf(tag, sizeof tag, "_n%d", na);
+    emit_tagged(&t, tag,
+                "  %%co@ = arith.constant %d : index\n"
+                "  %%col@ = arith.addi %%wcol, %%co@ : index\n"
+                "  %%row@ = arith.addi %%row0, %%col@ : index\n"
+                "  %%n0@ = arith.divui %%row@, %%c16 : index\n"
+                "  %%fr0@ = arith.muli %%n0@, %%kfrags : index\n"
+                "  %%fr@ = arith.addi %%fr0@, %%kf0 : index\n"
+                "  %%fb@ = arith.muli %%fr@, %%c1024 : index\n"
+                "  %%base@ = arith.addi %%fb@, %%lane_off : index\n",
+                na * 16);
+  }
   for (long long kb = 0; kb < kblocks; ++kb)
     for (int na = 0; na < k->n_acc; ++na) {
-      long long c = kb * k->n_acc + na;
+      long long c = b_chunk(k, kb, na), order = kb * k->n_acc + na;
       char tag[48], next[48];
-      snprintf(tag, sizeof tag, "_%lld", c);
-      snprintf(next, sizeof next, "_%lld", c + 1);
+      snprintf(tag, sizeof tag, "_%lld", order);
+      snprintf(next, sizeof next, "_%lld", order + 1);
       emit_tagged(&t, tag,
-                  "  %%co@ = arith.constant %d : index\n"
-                  "  %%col@ = arith.addi %%wcol, %%co@ : index\n"
-                  "  %%row@ = arith.addi %%row0, %%col@ : index\n"
-                  "  %%n0@ = arith.divui %%row@, %%c16 : index\n"
                   "  %%kbo@ = arith.constant %lld : index\n"
-                  "  %%kf@ = arith.addi %%kf0, %%kbo@ : index\n"
-                  "  %%fr0@ = arith.muli %%n0@, %%kfrags : index\n"
-                  "  %%fr@ = arith.addi %%fr0@, %%kf@ : index\n"
-                  "  %%fb@ = arith.muli %%fr@, %%c1024 : index\n"
-                  "  %%ix@ = arith.addi %%fb@, %%lane_off : index\n"
+                  "  %%ix@ = arith.addi %%base_n%d, %%kbo@ : index\n"
                   "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
                   "  %%v@ = amdgpu.raw_buffer_load %%src1[%%i@] : %s, i32 -> vector<16x%s>\n"
                   "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n"
                   "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
-                  na * 16, kb, flat, k->f8, k->f8, next, c, chunks);
+                  kb * 1024, na, flat, k->f8, k->f8, next, c, chunks);
     }
   gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
   MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
@@ -554,7 +571,7 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, lo
 }
 
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
-// tile, or with preshuffled B from the registers %b (chunk kb n_acc + na holds K 64 kb +
+// tile, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K 64 kb +
 // 16 lg + [0, 16) of the lane's column).
 static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
   char tag[48];
@@ -577,8 +594,7 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
                 "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
                 "vector<16xi8>, vector<16xi8>\n"
                 "  %%f@ = vector.bitcast %%bcat@ : vector<32xi8> to vector<32x%s>\n",
-                (long long)(2 * s) * k->n_acc + na, chunks, (long long)(2 * s + 1) * k->n_acc + na,
-                chunks, k->f8);
+                b_chunk(k, 2 * s, na), chunks, b_chunk(k, 2 * s + 1, na), chunks, k->f8);
   } else {  // step s: half s % 2 of K block s / 2
     int h = (s % 2) * 8;
     emit_tagged(t, tag,
@@ -586,7 +602,7 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
                 "  %%bh@ = vector.shuffle %%bv@, %%bv@ [%d, %d, %d, %d, %d, %d, %d, %d] : "
                 "vector<16xi8>, vector<16xi8>\n"
                 "  %%f@ = vector.bitcast %%bh@ : vector<8xi8> to vector<8x%s>\n",
-                (long long)(s / 2) * k->n_acc + na, chunks, h, h + 1, h + 2, h + 3, h + 4, h + 5,
+                b_chunk(k, s / 2, na), chunks, h, h + 1, h + 2, h + 3, h + 4, h + 5,
                 h + 6, h + 7, k->f8);
   }
 }
@@ -631,10 +647,11 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     for (int i = 0; i < accs; ++i)
       gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
                      i, i, accs);
+    // Each A fragment right before its MFMAs: it is one row block's registers at a time.
     for (int s = 0; s < steps; ++s) {
-      for (int mr = 0; mr < k->m_repeat; ++mr) emit_a_fragment(&t, k, s, mr, a_base);
       for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
-      for (int mr = 0; mr < k->m_repeat; ++mr)
+      for (int mr = 0; mr < k->m_repeat; ++mr) {
+        emit_a_fragment(&t, k, s, mr, a_base);
         for (int na = 0; na < k->n_acc; ++na) {
           int i = mr * k->n_acc + na;
           gg_text_printf(&t,
@@ -642,6 +659,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
                          "none : %s, %s, vector<4xf32>\n",
                          i, s + 1, k->mma_k, s, mr, s, na, i, s, frag, frag);
         }
+      }
     }
     for (int i = 0; i < accs; ++i, ++version)
       gg_text_printf(&t, "  %%acc_%d = vector.insert %%p_%d_%d, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
