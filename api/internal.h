@@ -60,6 +60,13 @@ typedef struct gg_checked_call {
   int on_gpu;
 } gg_checked_call;
 
+// DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps
+// (extent-1 dimensions may have any stride).
+int64_t gg_dl_numel(const DLTensor* tensor);
+const char* gg_dl_dtype_name(DLDataType dtype, char* buffer, size_t size);
+const char* gg_dl_device_name(DLDeviceType type);
+int gg_dl_is_contiguous(const DLTensor* tensor);
+
 // Checks call's tensors against the operator contract and derives the descriptor; the
 // GPU target is asked of the context only for kDLROCM tensors.
 gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call,

@@ -42,10 +42,10 @@ gg_status gg_kernel_launch(gg_context* context, gg_kernel* kernel,
 }
 
 static gg_status call_layout(gg_context* context, gg_layout layout, gg_scaling scaling,
-                             const DLTensor* XQ, const DLTensor* WQ, const DLTensor* x_scale,
-                             const DLTensor* w_scale, const DLTensor* meta, int zeroing,
-                             DLTensor* out) {
-  gg_grouped_gemm_call call = {layout, scaling, GG_B_PLAIN, {0, 0, 0, 0, GG_LOOP_ROLLED},
+                             gg_b_layout b_layout, const DLTensor* XQ, const DLTensor* WQ,
+                             const DLTensor* x_scale, const DLTensor* w_scale,
+                             const DLTensor* meta, int zeroing, DLTensor* out) {
+  gg_grouped_gemm_call call = {layout, scaling, b_layout, {0, 0, 0, 0, GG_LOOP_ROLLED},
                                {XQ, WQ, x_scale, w_scale, meta, out}, zeroing};
   return gg_grouped_gemm(context, &call);
 }
@@ -54,8 +54,8 @@ gg_status gg_f8f8bf16_rowwise_grouped_stacked(gg_context* context, const DLTenso
                                               const DLTensor* WQ, const DLTensor* x_scale,
                                               const DLTensor* w_scale, const DLTensor* M_sizes,
                                               DLTensor* out) {
-  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, XQ, WQ, x_scale, w_scale,
-                     M_sizes, 0, out);
+  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, XQ, WQ, x_scale,
+                     w_scale, M_sizes, 0, out);
 }
 
 gg_status gg_f8f8bf16_rowwise_grouped_dynamic(gg_context* context, const DLTensor* XQ,
@@ -63,37 +63,80 @@ gg_status gg_f8f8bf16_rowwise_grouped_dynamic(gg_context* context, const DLTenso
                                               const DLTensor* w_scale,
                                               const DLTensor* zero_start_index_M,
                                               int zeroing_output_tensor, DLTensor* out) {
-  return call_layout(context, GG_LAYOUT_PADDED, GG_SCALING_ROWWISE, XQ, WQ, x_scale, w_scale,
-                     zero_start_index_M, zeroing_output_tensor, out);
+  return call_layout(context, GG_LAYOUT_PADDED, GG_SCALING_ROWWISE, GG_B_PLAIN, XQ, WQ, x_scale,
+                     w_scale, zero_start_index_M, zeroing_output_tensor, out);
+}
+
+// The layout the ranks of (XQ, WQ) select for the mm op.
+static gg_status mm_layout(const DLTensor* XQ, const DLTensor* WQ, const DLTensor* offsets,
+                           gg_layout* out) {
+  if (!XQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "XQ is NULL");
+  if (!WQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "WQ is NULL");
+  if (XQ->ndim == 2 && WQ->ndim == 3) *out = GG_LAYOUT_OFFSETS;
+  else if (XQ->ndim == 3 && WQ->ndim == 3) *out = GG_LAYOUT_BATCHED;
+  else if (XQ->ndim == 3 && WQ->ndim == 2) *out = GG_LAYOUT_N_OFFSETS;
+  else if (XQ->ndim == 2 && WQ->ndim == 2) *out = GG_LAYOUT_K_OFFSETS;
+  else
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "rank: XQ is %dD and WQ %dD; the inputs must be one of 2D-2D, 3D-3D, "
+                          "2D-3D, 3D-2D",
+                          XQ->ndim, WQ->ndim);
+  if (*out != GG_LAYOUT_BATCHED && !offsets)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "offsets is NULL; it is required when XQ or WQ is 2D");
+  return GG_OK;
 }
 
 gg_status gg_f8f8bf16_rowwise_grouped_mm(gg_context* context, const DLTensor* XQ,
                                          const DLTensor* WQ, const DLTensor* x_scale,
                                          const DLTensor* w_scale, const DLTensor* offsets,
                                          DLTensor* out) {
-  if (!XQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "XQ is NULL");
-  if (!WQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "WQ is NULL");
   gg_layout layout;
-  if (XQ->ndim == 2 && WQ->ndim == 3) layout = GG_LAYOUT_OFFSETS;
-  else if (XQ->ndim == 3 && WQ->ndim == 3) layout = GG_LAYOUT_BATCHED;
-  else if (XQ->ndim == 3 && WQ->ndim == 2) layout = GG_LAYOUT_N_OFFSETS;
-  else if (XQ->ndim == 2 && WQ->ndim == 2) layout = GG_LAYOUT_K_OFFSETS;
-  else
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "rank: XQ is %dD and WQ %dD; the inputs must be one of 2D-2D, 3D-3D, "
-                          "2D-3D, 3D-2D",
-                          XQ->ndim, WQ->ndim);
-  if (layout != GG_LAYOUT_BATCHED && !offsets)
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "offsets is NULL; it is required when XQ or WQ is 2D");
-  return call_layout(context, layout, GG_SCALING_ROWWISE, XQ, WQ, x_scale, w_scale, offsets, 0,
-                     out);
+  GG_RETURN_IF_ERROR(mm_layout(XQ, WQ, offsets, &layout));
+  return call_layout(context, layout, GG_SCALING_ROWWISE, GG_B_PLAIN, XQ, WQ, x_scale, w_scale,
+                     offsets, 0, out);
 }
 
 gg_status gg_f8f8bf16_groupwise_grouped(gg_context* context, const DLTensor* XQ,
                                         const DLTensor* WQ, const DLTensor* x_scale,
                                         const DLTensor* w_scale, const DLTensor* M_sizes,
                                         DLTensor* out) {
-  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, XQ, WQ, x_scale, w_scale,
-                     M_sizes, 0, out);
+  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, GG_B_PLAIN, XQ, WQ, x_scale,
+                     w_scale, M_sizes, 0, out);
+}
+
+gg_status gg_f8f8bf16_rowwise_grouped_stacked_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                         const DLTensor* WQ,
+                                                         const DLTensor* x_scale,
+                                                         const DLTensor* w_scale,
+                                                         const DLTensor* M_sizes, DLTensor* out) {
+  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PRESHUFFLED, XQ, WQ,
+                     x_scale, w_scale, M_sizes, 0, out);
+}
+
+gg_status gg_f8f8bf16_rowwise_grouped_dynamic_preshuffle(
+    gg_context* context, const DLTensor* XQ, const DLTensor* WQ, const DLTensor* x_scale,
+    const DLTensor* w_scale, const DLTensor* zero_start_index_M, int zeroing_output_tensor,
+    DLTensor* out) {
+  return call_layout(context, GG_LAYOUT_PADDED, GG_SCALING_ROWWISE, GG_B_PRESHUFFLED, XQ, WQ,
+                     x_scale, w_scale, zero_start_index_M, zeroing_output_tensor, out);
+}
+
+gg_status gg_f8f8bf16_rowwise_grouped_mm_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                    const DLTensor* WQ, const DLTensor* x_scale,
+                                                    const DLTensor* w_scale,
+                                                    const DLTensor* offsets, DLTensor* out) {
+  gg_layout layout;
+  GG_RETURN_IF_ERROR(mm_layout(XQ, WQ, offsets, &layout));
+  // The descriptor's validation refuses 3D-2D and 2D-2D and says why.
+  return call_layout(context, layout, GG_SCALING_ROWWISE, GG_B_PRESHUFFLED, XQ, WQ, x_scale,
+                     w_scale, offsets, 0, out);
+}
+
+gg_status gg_f8f8bf16_groupwise_grouped_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                   const DLTensor* WQ, const DLTensor* x_scale,
+                                                   const DLTensor* w_scale,
+                                                   const DLTensor* M_sizes, DLTensor* out) {
+  return call_layout(context, GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, GG_B_PRESHUFFLED, XQ, WQ,
+                     x_scale, w_scale, M_sizes, 0, out);
 }

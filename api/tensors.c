@@ -29,13 +29,13 @@ static void format_dims(char* buffer, size_t size, const int64_t* dims, int rank
   if (used < size) snprintf(buffer + used, size - used, "]");
 }
 
-static int64_t numel(const DLTensor* t) {
+int64_t gg_dl_numel(const DLTensor* t) {
   int64_t n = 1;
   for (int r = 0; r < t->ndim; ++r) n *= t->shape[r];
   return n;
 }
 
-static const char* device_name(DLDeviceType type) {
+const char* gg_dl_device_name(DLDeviceType type) {
   switch (type) {
     case kDLCPU: return "CPU";
     case kDLROCM: return "ROCM";
@@ -44,7 +44,7 @@ static const char* device_name(DLDeviceType type) {
   }
 }
 
-static const char* dtype_name(DLDataType t, char* buffer, size_t size) {
+const char* gg_dl_dtype_name(DLDataType t, char* buffer, size_t size) {
   const char* base = NULL;
   if (t.lanes == 1) {
     if (t.code == GG_DL_FLOAT8_E4M3FN && t.bits == 8) base = "float8_e4m3fn";
@@ -79,7 +79,7 @@ static int same_dtype(DLDataType a, DLDataType b) {
 }
 
 // Row-major with no gaps; a dimension of extent 1 may carry any stride.
-static int is_contiguous(const DLTensor* t) {
+int gg_dl_is_contiguous(const DLTensor* t) {
   if (!t->strides) return 1;
   int64_t expected = 1;
   for (int r = t->ndim - 1; r >= 0; --r) {
@@ -121,14 +121,14 @@ static gg_status check_devices(gg_context* context, const gg_grouped_gemm_call* 
     if (t->device.device_type != kDLCPU && t->device.device_type != kDLROCM)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "device: %s is on %s (type %d); gg runs on CPU and ROCM tensors",
-                            label, device_name(t->device.device_type),
+                            label, gg_dl_device_name(t->device.device_type),
                             (int)t->device.device_type);
     if (t->device.device_type != first->device.device_type ||
         t->device.device_id != first->device.device_id)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "device: %s is on %s:%d but XQ is on %s:%d", label,
-                            device_name(t->device.device_type), t->device.device_id,
-                            device_name(first->device.device_type), first->device.device_id);
+                            gg_dl_device_name(t->device.device_type), t->device.device_id,
+                            gg_dl_device_name(first->device.device_type), first->device.device_id);
   }
   out->on_gpu = first->device.device_type == kDLROCM;
   if (!out->on_gpu) {
@@ -149,13 +149,13 @@ static gg_status check_fp8(const gg_grouped_gemm_call* call, gg_checked_call* ou
       (a->dtype.code != GG_DL_FLOAT8_E4M3FN && a->dtype.code != GG_DL_FLOAT8_E4M3FNUZ))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "dtype: XQ must be float8_e4m3fn or float8_e4m3fnuz, not %s",
-                          dtype_name(a->dtype, name, sizeof name));
+                          gg_dl_dtype_name(a->dtype, name, sizeof name));
   out->desc.fp8 = a->dtype.code == GG_DL_FLOAT8_E4M3FNUZ ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
   if (!same_dtype(a->dtype, b->dtype)) {
     char other[64];
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "dtype: WQ is %s but XQ is %s",
-                          dtype_name(b->dtype, other, sizeof other),
-                          dtype_name(a->dtype, name, sizeof name));
+                          gg_dl_dtype_name(b->dtype, other, sizeof other),
+                          gg_dl_dtype_name(a->dtype, name, sizeof name));
   }
   return GG_OK;
 }
@@ -198,8 +198,8 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     char got_name[64], want_name[64];
     if (!same_dtype(t->dtype, dtype))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "dtype: %s must be %s, not %s", label,
-                            dtype_name(dtype, want_name, sizeof want_name),
-                            dtype_name(t->dtype, got_name, sizeof got_name));
+                            gg_dl_dtype_name(dtype, want_name, sizeof want_name),
+                            gg_dl_dtype_name(t->dtype, got_name, sizeof got_name));
     if (!is_scale((gg_operand)i) && t->ndim != want.rank)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "rank: %s must be %dD, not %dD", label,
                             want.rank, t->ndim);
@@ -238,15 +238,15 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     if (!t) continue;
     const char* label = operand_label(call->layout, (gg_operand)i);
     gg_operand_shape want = gg_operand_shape_of(d, (gg_operand)i, out->m);
-    if (is_scale((gg_operand)i) && numel(t) != gg_operand_shape_numel(&want))
+    if (is_scale((gg_operand)i) && gg_dl_numel(t) != gg_operand_shape_numel(&want))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "shape: %s has %" PRId64 " elements, expected %" PRId64, label,
-                            numel(t), gg_operand_shape_numel(&want));
-    if (!is_contiguous(t))
+                            gg_dl_numel(t), gg_operand_shape_numel(&want));
+    if (!gg_dl_is_contiguous(t))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "layout: %s must be contiguous (row-major without gaps)", label);
     void* data = (char*)t->data + t->byte_offset;
-    if (!t->data && numel(t) > 0)
+    if (!t->data && gg_dl_numel(t) > 0)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s has no data", label);
     if ((uintptr_t)data % gg_dtype_size(want.dtype) != 0)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,

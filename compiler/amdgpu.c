@@ -208,6 +208,7 @@ gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats
     line l = lines[i];
     if (!l.length || l.text[0] == ';' || l.text[0] == '.' || l.text[l.length - 1] == ':') continue;
     stats->isa_lines++;
+    if (line_starts_with(l, "ds_write") || line_starts_with(l, "ds_store")) stats->lds_writes++;
   }
   // Loops: a branch back to a label above it. Count the MFMAs between them.
   for (size_t i = 0; i < count; ++i) {

@@ -33,6 +33,7 @@ typedef struct gg_isa_stats {
   int scratch_bytes;
   int waves_per_simd;  // what the registers allow (512 unified registers per lane, max 8)
   int mfma_in_loop;    // MFMA instructions in the body of the loop that holds the most
+  int lds_writes;      // ds_write instructions (staging A and plain B, and the epilogue)
   int kernarg_bytes;
 } gg_isa_stats;
 

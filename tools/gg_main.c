@@ -9,6 +9,8 @@
 //              [--api]  (host: through the public API, a cached shared object, not the JIT)
 //   gg compile (the same descriptor flags) [--emit op|tiles|target|llvm-dialect|llvm|isa|hsaco
 //              | --after PASS] [-o FILE] [--stats]
+//   gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT
+//              (raw FP8 weights in the MFMA B-preshuffle order, or back with --inverse)
 //
 // --target gfx942|gfx950|hsa runs on an AMD GPU through HSA (hsa: whichever is present).
 //
@@ -30,6 +32,8 @@
 
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
+#include "compiler/files.h"
+#include "gg/gg.h"
 #include "gg/op.h"
 #include "tests/reference/problem.h"
 #include "tests/support/check.h"
@@ -284,10 +288,12 @@ static int print_stats(const cli* c, double compile_ms) {
   if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
   gg_text_free(&isa);
   if (status) return status_exit(status);
+  // B's path: preshuffled B goes global -> registers, plain B through LDS.
   printf("isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d waves_per_simd=%d "
-         "mfma_in_loop=%d kernarg_bytes=%d compile_ms=%.1f\n",
+         "mfma_in_loop=%d lds_writes=%d b_path=%s kernarg_bytes=%d compile_ms=%.1f\n",
          stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
-         stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.kernarg_bytes,
+         stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.lds_writes,
+         c->desc.b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes,
          compile_ms);
   return EXIT_PASS;
 }
@@ -334,6 +340,63 @@ static int command_compile(cli* c) {
   return c->stats ? print_stats(c, compile_ms) : EXIT_PASS;
 }
 
+// gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT: raw FP8
+// weights, [G, N, K] (or [N, K] without --G) row-major, through gg_preshuffle_b.
+static int command_preshuffle(int argc, char** argv) {
+  int64_t n = -1, k = -1, g = 0;
+  int inverse = 0, fp8 = GG_FP8_E4M3FN;
+  const char* paths[2] = {NULL, NULL};
+  int path_count = 0;
+  for (int i = 2; i < argc; ++i) {
+    const char* flag = argv[i];
+    if (!strcmp(flag, "--inverse")) {
+      inverse = 1;
+    } else if (!strcmp(flag, "--N") || !strcmp(flag, "--K") || !strcmp(flag, "--G") ||
+               !strcmp(flag, "--fp8")) {
+      if (i + 1 >= argc) return reject("%s needs a value", flag);
+      const char* v = argv[++i];
+      if (!strcmp(flag, "--fp8")) {
+        if ((fp8 = gg_fp8_from_name(v)) < 0) return reject("--fp8 must be e4m3fn or e4m3fnuz, not '%s'", v);
+        continue;
+      }
+      int64_t number;
+      if (!parse_int(v, &number) || number < 0) return reject("--N, --K and --G take counts, not '%s'", v);
+      *(flag[2] == 'N' ? &n : flag[2] == 'K' ? &k : &g) = number;
+    } else if (flag[0] == '-' && flag[1]) {
+      return reject("unknown flag '%s'", flag);
+    } else if (path_count < 2) {
+      paths[path_count++] = flag;
+    } else {
+      return reject("unexpected argument '%s'", flag);
+    }
+  }
+  if (n < 0 || k < 0 || path_count != 2)
+    return reject("%s", "usage: gg preshuffle --N n --K k [--G g] [--fp8 F] [--inverse] IN OUT");
+  int64_t shape[3] = {g, n, k};
+  int rank = g > 0 ? 3 : 2;
+  int64_t* dims = g > 0 ? shape : shape + 1;
+  size_t bytes = (size_t)((g > 0 ? g : 1) * n * k);
+  gg_text in;
+  gg_text_init(&in);
+  gg_status status = gg_file_read(paths[0], &in);
+  if (!status && in.length != bytes)
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s holds %zu bytes; [%s%lld, %lld] FP8 is %zu",
+                            paths[0], in.length, g > 0 ? "G, " : "", (long long)n, (long long)k, bytes);
+  uint8_t* out = status ? NULL : malloc(bytes ? bytes : 1);
+  if (!status && !out) status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (!status) {
+    DLDataType dtype = {fp8 == GG_FP8_E4M3FNUZ ? GG_DL_FLOAT8_E4M3FNUZ : GG_DL_FLOAT8_E4M3FN, 8, 1};
+    DLTensor src = {in.data, {kDLCPU, 0}, rank, dtype, dims, NULL, 0};
+    DLTensor dst = {out, {kDLCPU, 0}, rank, dtype, dims, NULL, 0};
+    status = inverse ? gg_unshuffle_b(&src, &dst) : gg_preshuffle_b(&src, &dst);
+  }
+  if (!status) status = gg_file_write(paths[1], out, bytes);
+  free(out);
+  gg_text_free(&in);
+  if (status) return status_exit(status);
+  return EXIT_PASS;
+}
+
 static void usage(FILE* out) {
   fprintf(out,
           "usage: gg run --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...\n"
@@ -343,7 +406,8 @@ static void usage(FILE* out) {
           "              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]\n"
           "              [--chip gfx942|gfx950] [--api]\n"
           "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm|\n"
-          "              isa|hsaco | --after PASS] [-o FILE] [--stats]\n");
+          "              isa|hsaco | --after PASS] [-o FILE] [--stats]\n"
+          "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n");
 }
 
 int main(int argc, char** argv) {
@@ -351,6 +415,7 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_REJECTED : EXIT_PASS;
   }
+  if (!strcmp(argv[1], "preshuffle")) return command_preshuffle(argc, argv);
   int is_run = !strcmp(argv[1], "run"), is_compile = !strcmp(argv[1], "compile");
   if (!is_run && !is_compile) {
     fprintf(stderr, "error: unknown command '%s'\n", argv[1]);

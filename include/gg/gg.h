@@ -161,6 +161,37 @@ gg_status gg_f8f8bf16_groupwise_grouped(gg_context* context, const DLTensor* XQ,
                                         const DLTensor* w_scale, const DLTensor* M_sizes,
                                         DLTensor* out);
 
+// ---------------------------------------------------------------------------------------
+// Preshuffled B: weights shuffled once at load time into the order the matrix cores read
+// (16x64 fragments in 1 KiB blocks), then streamed straight into registers. Only layouts
+// where a group owns a whole [N, K] take it (stacked, dynamic, 2D-3D and 3D-3D mm,
+// groupwise); N and K must be multiples of the tile (128 by default).
+
+// src and dst: contiguous kDLCPU FP8 tensors of one shape, [N, K] or [G, N, K], N a
+// multiple of 16 and K of 64. dst must not overlap src.
+gg_status gg_preshuffle_b(const DLTensor* src, DLTensor* dst);
+// The inverse of gg_preshuffle_b.
+gg_status gg_unshuffle_b(const DLTensor* src, DLTensor* dst);
+
+gg_status gg_f8f8bf16_rowwise_grouped_stacked_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                         const DLTensor* WQ,
+                                                         const DLTensor* x_scale,
+                                                         const DLTensor* w_scale,
+                                                         const DLTensor* M_sizes, DLTensor* out);
+gg_status gg_f8f8bf16_rowwise_grouped_dynamic_preshuffle(
+    gg_context* context, const DLTensor* XQ, const DLTensor* WQ, const DLTensor* x_scale,
+    const DLTensor* w_scale, const DLTensor* zero_start_index_M, int zeroing_output_tensor,
+    DLTensor* out);
+// 2D-3D and 3D-3D only: 3D-2D and 2D-2D group along N or K, which the shuffle interleaves.
+gg_status gg_f8f8bf16_rowwise_grouped_mm_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                    const DLTensor* WQ, const DLTensor* x_scale,
+                                                    const DLTensor* w_scale,
+                                                    const DLTensor* offsets, DLTensor* out);
+gg_status gg_f8f8bf16_groupwise_grouped_preshuffle(gg_context* context, const DLTensor* XQ,
+                                                   const DLTensor* WQ, const DLTensor* x_scale,
+                                                   const DLTensor* w_scale,
+                                                   const DLTensor* M_sizes, DLTensor* out);
+
 // The general form behind the entry points: the layout, scaling and tile configuration
 // are chosen here; N, K, G, the FP8 flavour and the target still come from the tensors.
 typedef struct gg_grouped_gemm_call {

@@ -17,6 +17,7 @@ namespace gg_test {
 struct Spec {
   gg_layout layout = GG_LAYOUT_SIZES;
   gg_scaling scaling = GG_SCALING_ROWWISE;
+  gg_b_layout b_layout = GG_B_PLAIN;
   gg_fp8 fp8 = GG_FP8_E4M3FN;
   std::vector<int64_t> extents;
   int64_t m = GG_DYNAMIC;
@@ -33,7 +34,7 @@ struct Spec {
     gg_op_desc d = {};
     d.layout = layout;
     d.scaling = scaling;
-    d.b_layout = GG_B_PLAIN;
+    d.b_layout = b_layout;
     d.fp8 = fp8;
     d.n = n;
     d.k = k;
@@ -64,6 +65,7 @@ struct Spec {
       s += " --tile " + std::to_string(tile.m) + "x" + std::to_string(tile.n) + "x" +
            std::to_string(tile.k);
     if (tile.loop == GG_LOOP_UNROLLED) s += " --loop unrolled";
+    if (b_layout == GG_B_PRESHUFFLED) s += " --b preshuffled";
     if (target != GG_TARGET_HOST) s += std::string(" --target sim --chip ") + gg_target_name(target);
     return s;
   }
