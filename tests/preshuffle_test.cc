@@ -205,6 +205,36 @@ TEST(Kernels, SameBitsAsPlainB) {
 // ---------------------------------------------------------------------------------------
 // Code objects.
 
+// Scratch instructions between a loop's label and the branch back to it (the K loop).
+int ScratchInLoops(const std::string& isa) {
+  int count = 0;
+  size_t at = 0;
+  while ((at = isa.find("s_cbranch", at)) != std::string::npos) {
+    size_t eol = isa.find('\n', at);
+    size_t label_at = isa.find(".LBB", at);
+    if (label_at == std::string::npos || label_at > eol) {
+      at = eol;
+      continue;
+    }
+    std::string label = isa.substr(label_at, isa.find_first_of(" \n", label_at) - label_at) + ":";
+    size_t head = isa.find("\n" + label);
+    if (head != std::string::npos && head < at)  // a backward branch: the loop body
+      for (size_t p = isa.find("scratch_", head); p != std::string::npos && p < at;
+           p = isa.find("scratch_", p + 1))
+        ++count;
+    at = eol;
+  }
+  return count;
+}
+
+TEST(ScratchInLoops, CountsOnlyLoopBodies) {
+  const std::string isa =
+      "  scratch_store_dword off, v1, off\n.LBB0_2:\n  v_mfma\n  scratch_load_dword v3, off, off\n"
+      "  s_cbranch_scc0 .LBB0_2\n  scratch_load_dword v1, off, off\n  s_cbranch_execz .LBB0_9\n"
+      ".LBB0_9:\n  s_endpgm\n";
+  EXPECT_EQ(ScratchInLoops(isa), 1);
+}
+
 class CodeObjects : public ::testing::TestWithParam<gg_target> {};
 
 TEST_P(CodeObjects, NoBInLdsAndWithin256Vgprs) {
@@ -225,6 +255,11 @@ TEST_P(CodeObjects, NoBInLdsAndWithin256Vgprs) {
       gg_status status = gg_compile_emit(&d, GG_STAGE_ISA, &isa);
       ASSERT_EQ(status, GG_OK) << gg_status_message(status);
       ASSERT_EQ(gg_isa_stats_parse(isa.data, isa.length, &stats[b]), GG_OK);
+      // Whatever the register allocator keeps in scratch, the K loop never touches it.
+      EXPECT_EQ(ScratchInLoops(std::string(isa.data, isa.length)), 0) << "k=" << k << " b=" << b;
+      if (k == 8192) {
+        EXPECT_GT(stats[b].mfma_in_loop, 0) << "the K loop is rolled";
+      }
       gg_text_free(&isa);
     }
     // Default tile 128x128x128 and waves_per_eu 2: 512 unified registers / 2 waves.

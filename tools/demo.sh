@@ -24,6 +24,12 @@ run() {
   printf '  %-28s %s\n' "$label" "$(echo "$out" | tail -n 1)"
 }
 
+# The layouts where a group owns a whole [N, K] also take preshuffled B.
+PRESHUFFLE="stacked:--op stacked --groups 0,1,130,64 --N 256 --K 512
+mm-2d3d:--op mm --ranks 2d3d --groups 64,0,200,17 --N 256 --K 384
+dynamic:--op dynamic --groups 0,100,37,128 --M 128 --N 256 --K 256
+mm-3d3d:--op mm --ranks 3d3d --groups 100,100,100 --N 256 --K 640"
+
 echo "== code objects (HSA, code object v5), default tile 128x128x128, waves_per_eu 2"
 for chip in gfx942 gfx950; do
   echo "$OPS" | while IFS=: read -r name args; do
@@ -33,6 +39,12 @@ for chip in gfx942 gfx950; do
         echo "compile $chip $name $scaling" >>"$FAILED"
       printf '  %-6s %-8s %-9s %s\n' "$chip" "$name" "$scaling" "$stats"
     done
+  done
+  echo "$PRESHUFFLE" | while IFS=: read -r name args; do
+    # shellcheck disable=SC2086
+    stats=$("$GG" compile $args --b preshuffled --target "$chip" -o /dev/null --stats 2>&1) ||
+      echo "compile $chip $name preshuffled" >>"$FAILED"
+    printf '  %-6s %-8s %-9s %s\n' "$chip" "$name" "preshuf" "$stats"
   done
 done
 
@@ -45,10 +57,15 @@ for target in host "sim --chip gfx942" "sim --chip gfx950"; do
       run "$name $scaling" $args --scaling "$scaling" --target $target --data exact
     done
   done
+  echo "$PRESHUFFLE" | while IFS=: read -r name args; do
+    # shellcheck disable=SC2086
+    run "$name preshuffled" $args --b preshuffled --target $target --data exact
+  done
 done
 echo "== host and sim, random data (within one bf16 ulp plus an FP32 accumulation bound)"
 run "stacked host" --op stacked --groups 0,1,130,64 --N 256 --K 512 --data random --seed 7
 run "stacked sim gfx950" --op stacked --groups 0,1,130,64 --N 256 --K 512 --data random --seed 7 --target sim
+run "stacked preshuffled sim" --op stacked --groups 0,1,130,64 --N 256 --K 512 --data random --seed 7 --target sim --b preshuffled
 
 echo "== the C API (include/gg/gg.h) on the host: the examples, compiled through the cache"
 for example in stacked dynamic mm groupwise; do
@@ -64,6 +81,10 @@ if probe=$("$GG" run --op stacked --groups 0,1,130,64 --N 256 --K 512 --target h
       # shellcheck disable=SC2086
       run "$name $scaling" $args --scaling "$scaling" --target hsa --data exact
     done
+  done
+  echo "$PRESHUFFLE" | while IFS=: read -r name args; do
+    # shellcheck disable=SC2086
+    run "$name preshuffled" $args --b preshuffled --target hsa --data exact
   done
 elif [ $? -eq 3 ]; then
   echo "  not run: $(echo "$probe" | tail -n 1 | sed 's/^error: //')"
