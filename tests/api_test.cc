@@ -11,6 +11,7 @@
 
 #include "gg/gg.h"
 #include "tests/support/api_case.h"
+#include "tests/support/desc.h"
 
 namespace {
 
@@ -379,14 +380,7 @@ TEST(Api, KernelLaunchChecksTensorsAgainstItsDescriptor) {
 // Artifacts.
 
 gg_op_desc Desc(gg_target target) {
-  gg_op_desc d = {};
-  d.layout = GG_LAYOUT_SIZES;
-  d.fp8 = target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  d.n = 256;
-  d.k = 512;
-  d.g = 4;
-  d.target = target;
-  return d;
+  return gg_test::ChipDesc(GG_LAYOUT_SIZES, target, 256, 512, 4);
 }
 
 std::string Emit(const gg_op_desc& d, gg_artifact artifact) {

@@ -12,6 +12,7 @@
 
 #include "compiler/compile.h"
 #include "gg/op.h"
+#include "tests/support/desc.h"
 
 namespace {
 
@@ -45,14 +46,8 @@ class CodeObjects : public ::testing::TestWithParam<Param> {};
 
 TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   auto [layout, scaling, chip] = GetParam();
-  gg_op_desc d = {};
-  d.layout = layout;
+  gg_op_desc d = gg_test::ChipDesc(layout, chip, 512, 1024, 8);
   d.scaling = scaling;
-  d.fp8 = chip == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  d.n = 512;
-  d.k = 1024;
-  d.g = 8;
-  d.target = chip;
   gg_text bytes;
   gg_text_init(&bytes);
   gg_status status = gg_compile_emit(&d, GG_STAGE_BINARY, &bytes);

@@ -18,6 +18,7 @@
 #include "runtime/dispatch.h"
 #include "runtime/hsa.h"
 #include "tests/support/le.h"
+#include "tests/support/desc.h"
 
 namespace {
 
@@ -72,14 +73,7 @@ std::string Message(gg_status status) {
 }
 
 gg_op_desc Desc(gg_layout layout, gg_target target) {
-  gg_op_desc d = {};
-  d.layout = layout;
-  d.fp8 = target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  d.n = 256;
-  d.k = 512;
-  d.g = 3;
-  d.target = target;
-  return d;
+  return gg_test::ChipDesc(layout, target, 256, 512, 3);
 }
 
 struct CodeObject {

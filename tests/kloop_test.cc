@@ -12,6 +12,7 @@
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
 #include "tests/support/test_util.h"
+#include "tests/support/desc.h"
 
 namespace {
 
@@ -70,13 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
     ParamName);
 
 gg_isa_stats Stats(gg_target chip, int64_t k, gg_loop_form loop, int wpe) {
-  gg_op_desc d = {};
-  d.layout = GG_LAYOUT_SIZES;
-  d.fp8 = chip == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  d.n = 4096;
-  d.k = k;
-  d.g = 8;
-  d.target = chip;
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, k, 8);
   d.tile = {128, 128, 128, wpe, loop};
   gg_text isa;
   gg_text_init(&isa);
@@ -119,13 +114,7 @@ std::string EmbeddedDescriptor(const gg_op_desc& d) {
 TEST(LoopForms, WavesPerEuReachesTheCodeObject) {
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950}) {
     for (int wpe : {0, 1, 2, 4}) {
-      gg_op_desc d = {};
-      d.layout = GG_LAYOUT_SIZES;
-      d.fp8 = chip == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-      d.n = 256;
-      d.k = 512;
-      d.g = 4;
-      d.target = chip;
+      gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 256, 512, 4);
       d.tile = {128, 128, 128, wpe, GG_LOOP_ROLLED};
       std::string text = EmbeddedDescriptor(d);
       gg_op_desc parsed;

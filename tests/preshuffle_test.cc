@@ -17,6 +17,7 @@
 #include "tests/reference/problem.h"
 #include "tests/support/api_case.h"
 #include "tests/support/test_util.h"
+#include "tests/support/desc.h"
 
 namespace {
 
@@ -240,13 +241,7 @@ class CodeObjects : public ::testing::TestWithParam<gg_target> {};
 TEST_P(CodeObjects, NoBInLdsAndWithin256Vgprs) {
   gg_target chip = GetParam();
   for (int64_t k : {512, 8192}) {
-    gg_op_desc d = {};
-    d.layout = GG_LAYOUT_SIZES;
-    d.fp8 = chip == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-    d.n = 4096;
-    d.k = k;
-    d.g = 8;
-    d.target = chip;
+    gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, k, 8);
     gg_isa_stats stats[2];
     for (int b = 0; b < 2; ++b) {
       d.b_layout = b ? GG_B_PRESHUFFLED : GG_B_PLAIN;

@@ -15,22 +15,13 @@
 #include "runtime/dispatch.h"
 #include "runtime/hsa.h"
 #include "tests/support/le.h"
+#include "tests/support/desc.h"
 
 namespace {
 
 using gg_test::Le;
 
-gg_op_desc Stacked(gg_target target) {
-  gg_op_desc d = {};
-  d.layout = GG_LAYOUT_SIZES;
-  d.scaling = GG_SCALING_ROWWISE;
-  d.fp8 = target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  d.n = 256;
-  d.k = 512;
-  d.g = 3;
-  d.target = target;
-  return d;
-}
+gg_op_desc Stacked(gg_target target) { return gg_test::ChipDesc(GG_LAYOUT_SIZES, target, 256, 512, 3); }
 
 std::vector<uint8_t> CodeObject(const gg_op_desc& d) {
   gg_text bytes;
