@@ -78,11 +78,21 @@ static void compiler_identity(char* buffer, size_t size) {
   snprintf(buffer, size, "%s llvm %u.%u.%u", search.text, major, minor, patch);
 }
 
+// What every key of this process shares, found once: not on each request's path.
+static char process_compiler[256], process_cpu[1024];
+static pthread_once_t process_identity_once = PTHREAD_ONCE_INIT;
+
+static void process_identity(void) {
+  compiler_identity(process_compiler, sizeof process_compiler);
+  gg_host_cpu_id(process_cpu, sizeof process_cpu);
+}
+
 static char* cache_key(const gg_op_desc* desc) {
-  char descriptor[1024], compiler[256], cpu[1024] = "";
+  pthread_once(&process_identity_once, process_identity);
+  char descriptor[1024];
   gg_op_desc_format(desc, descriptor, sizeof descriptor);
-  compiler_identity(compiler, sizeof compiler);
-  if (desc->target == GG_TARGET_HOST) gg_host_cpu_id(cpu, sizeof cpu);
+  const char* compiler = process_compiler;
+  const char* cpu = desc->target == GG_TARGET_HOST ? process_cpu : "";
   const char* artifact = desc->target == GG_TARGET_HOST ? "host-library" : "hsaco";
   size_t size = strlen(descriptor) + strlen(compiler) + strlen(cpu) + 128;
   char* key = malloc(size);
