@@ -14,13 +14,6 @@
 static const char kMagic[8] = {'G', 'G', 'C', 'A', 'C', 'H', 'E', 0};
 enum { kFormatVersion = 1, kHeaderSize = 32 };
 
-uint64_t gg_fnv1a64(const void* data, size_t size) {
-  const uint8_t* p = data;
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
-  return hash;
-}
-
 void gg_disk_cache_path(const char* dir, const char* key, char* buffer, size_t size) {
   snprintf(buffer, size, "%s/%016llx.ggc", dir,
            (unsigned long long)gg_fnv1a64(key, strlen(key)));
@@ -83,25 +76,9 @@ gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
   return GG_OK;
 }
 
-static gg_status make_dirs(const char* path) {
-  char partial[PATH_MAX];
-  if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
-    return gg_status_make(GG_STATUS_IO, "cache directory path too long");
-  for (char* p = partial + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(partial, 0755) != 0 && errno != EEXIST)
-      return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(partial, 0755) != 0 && errno != EEXIST)
-    return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
-  return GG_OK;
-}
-
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size) {
-  GG_RETURN_IF_ERROR(make_dirs(dir));
+  GG_RETURN_IF_ERROR(gg_make_dirs(dir));
   char path[PATH_MAX], temporary[PATH_MAX + 32];
   gg_disk_cache_path(dir, key, path, sizeof path);
   // A unique name per writer: concurrent writers of one key each rename a whole file.

@@ -13,6 +13,7 @@
 
 #include "compiler/ir.h"
 #include "gg/status.h"
+#include "runtime/hash.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,8 +35,6 @@ gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
 // Stores payload under key, creating dir if needed; readers never see a partial file.
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size);
-
-uint64_t gg_fnv1a64(const void* data, size_t size);
 
 #ifdef __cplusplus
 }

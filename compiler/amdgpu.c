@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler/files.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Target/LLVMIR.h"
@@ -31,18 +31,6 @@ static int try_dir(char* buffer, size_t size, const char* prefix, const char* su
   char dir[PATH_MAX];
   if (!concat(dir, sizeof dir, prefix, suffix) || !is_toolkit(dir)) return 0;
   return concat(buffer, size, dir, "");
-}
-
-static int make_dirs(const char* path) {
-  char partial[PATH_MAX];
-  if (!concat(partial, sizeof partial, path, "")) return -1;
-  for (char* p = partial + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(partial, 0755) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  return mkdir(partial, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 gg_status gg_amdgpu_toolkit(char* buffer, size_t size) {
@@ -75,7 +63,8 @@ gg_status gg_amdgpu_toolkit(char* buffer, size_t size) {
       !concat(bin, sizeof bin, dir, "/llvm/bin") || !concat(lld, sizeof lld, bin, "/ld.lld"))
     return gg_status_make(GG_STATUS_IO, "the temporary directory path is too long");
   if (!is_toolkit(dir)) {
-    if (make_dirs(bin) != 0 || (symlink(SYSTEM_LLD, lld) != 0 && errno != EEXIST))
+    GG_RETURN_IF_ERROR(gg_status_annotate(gg_make_dirs(bin), "making the toolkit directory"));
+    if (symlink(SYSTEM_LLD, lld) != 0 && errno != EEXIST)
       return gg_status_make(GG_STATUS_IO, "cannot make the toolkit directory %s: %s", dir,
                             strerror(errno));
   }

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 gg_status gg_file_read(const char* path, gg_text* out) {
@@ -36,6 +38,22 @@ int gg_fd_write_all(int fd, const void* data, size_t size) {
     size -= (size_t)n;
   }
   return 0;
+}
+
+gg_status gg_make_dirs(const char* path) {
+  char partial[PATH_MAX];
+  if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
+    return gg_status_make(GG_STATUS_IO, "directory path too long: %s", path);
+  for (char* p = partial + 1; *p; ++p) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+      return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+    return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
+  return GG_OK;
 }
 
 gg_status gg_file_write(const char* path, const void* data, size_t size) {

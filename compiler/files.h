@@ -18,6 +18,9 @@ gg_status gg_file_read(const char* path, gg_text* out);
 // Writes all of data to fd (retrying short writes); 0 on success, -1 with errno set.
 int gg_fd_write_all(int fd, const void* data, size_t size);
 
+// Creates a directory and its missing parents (mkdir -p).
+gg_status gg_make_dirs(const char* path);
+
 // Creates (or replaces) path holding exactly data.
 gg_status gg_file_write(const char* path, const void* data, size_t size);
 

@@ -19,15 +19,6 @@ int64_t gg_rng_range(gg_rng* rng, int64_t lo, int64_t hi) {
   return lo + (int64_t)(gg_rng_next(rng) % span);
 }
 
-uint64_t gg_hash_bytes(const void* data, size_t size) {
-  const unsigned char* p = data;
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 0x100000001B3ull;
-  }
-  return h;
-}
 
 void gg_poison_bf16(uint16_t* out, int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = GG_POISON_BF16;

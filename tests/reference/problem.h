@@ -54,8 +54,6 @@ void gg_problem_destroy(gg_problem* problem);
 #define GG_POISON_BF16 ((uint16_t)0x7FA5)
 void gg_poison_bf16(uint16_t* out, int64_t count);
 
-// 64-bit FNV-1a of a byte range.
-uint64_t gg_hash_bytes(const void* data, size_t size);
 
 // Small deterministic generator (splitmix64).
 typedef struct gg_rng { uint64_t state; } gg_rng;
