@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/compile.h"
 #include "compiler/files.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
-#include "mlir-c/Target/LLVMIR.h"
 
 #define SYSTEM_LLD "/usr/lib/llvm-22/bin/ld.lld"
 
@@ -99,7 +99,6 @@ gg_status gg_amdgpu_binary_bytes(MlirOperation module, MlirStringRef* bytes) {
 }
 
 gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out) {
-  MlirContext ctx = mlirOperationGetContext(module);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
@@ -111,20 +110,8 @@ gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out) {
     for (MlirOperation inner = mlirBlockGetFirstOperation(source); !mlirOperationIsNull(inner);
          inner = mlirOperationGetNextInBlock(inner))
       mlirBlockAppendOwnedOperation(target, mlirOperationClone(inner));
-    LLVMContextRef llvm_ctx = LLVMContextCreate();
-    LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(holder), llvm_ctx);
-    gg_status status = GG_OK;
-    if (!llvm_module) {
-      status = gg_status_make(GG_STATUS_INTERNAL, "translating the kernel to LLVM IR failed");
-    } else {
-      char* text = LLVMPrintModuleToString(llvm_module);
-      gg_text_printf(out, "%s", text);
-      LLVMDisposeMessage(text);
-      LLVMDisposeModule(llvm_module);
-    }
-    LLVMContextDispose(llvm_ctx);
+    gg_status status = gg_llvm_ir_text(mlirModuleGetOperation(holder), "the kernel", out);
     mlirModuleDestroy(holder);
-    (void)ctx;
     return status;
   }
   return gg_status_make(GG_STATUS_INTERNAL, "the module holds no gpu.module");

@@ -137,7 +137,7 @@ gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext*
 // LLVM IR of a host module (in the LLVM dialect) or of an AMD kernel (the bitcode that
 // gpu-module-to-binary's offloading format produces would do too; translating the
 // gpu.module's body directly keeps one path).
-static gg_status emit_llvm_ir(MlirOperation module, const char* name, gg_text* out) {
+gg_status gg_llvm_ir_text(MlirOperation module, const char* name, gg_text* out) {
   LLVMContextRef llvm_ctx = LLVMContextCreate();
   gg_status status = GG_OK;
   LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(module, llvm_ctx);
@@ -169,7 +169,7 @@ gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) 
     } else if (stage == GG_STAGE_LLVM_IR && is_amd(desc)) {
       status = gg_amdgpu_llvm_ir(op, out);
     } else if (stage == GG_STAGE_LLVM_IR) {
-      status = emit_llvm_ir(op, name, out);
+      status = gg_llvm_ir_text(op, name, out);
     } else {
       gg_text_operation(out, op);
       gg_text_printf(out, "\n");

@@ -21,18 +21,24 @@
 #include "mlir-c/Dialect/UB.h"
 #include "mlir-c/Dialect/Vector.h"
 
-bool gg_dialect_load(MlirContext ctx) {
-  MlirDialectHandle upstream[] = {
+intptr_t gg_dialect_dependencies(MlirDialectHandle handles[GG_DIALECT_DEPENDENCIES]) {
+  const MlirDialectHandle all[GG_DIALECT_DEPENDENCIES] = {
       mlirGetDialectHandle__func__(),   mlirGetDialectHandle__arith__(),
       mlirGetDialectHandle__scf__(),    mlirGetDialectHandle__memref__(),
       mlirGetDialectHandle__vector__(), mlirGetDialectHandle__gpu__(),
       mlirGetDialectHandle__math__(),   mlirGetDialectHandle__amdgpu__(),
       mlirGetDialectHandle__rocdl__(),  mlirGetDialectHandle__llvm__(),
       mlirGetDialectHandle__cf__(),     mlirGetDialectHandle__ub__(),
-      mlirGetDialectHandle__irdl__(),
   };
-  for (size_t i = 0; i < sizeof upstream / sizeof upstream[0]; ++i)
-    mlirDialectHandleLoadDialect(upstream[i], ctx);
+  memcpy(handles, all, sizeof all);
+  return GG_DIALECT_DEPENDENCIES;
+}
+
+bool gg_dialect_load(MlirContext ctx) {
+  MlirDialectHandle upstream[GG_DIALECT_DEPENDENCIES];
+  intptr_t count = gg_dialect_dependencies(upstream);
+  for (intptr_t i = 0; i < count; ++i) mlirDialectHandleLoadDialect(upstream[i], ctx);
+  mlirDialectHandleLoadDialect(mlirGetDialectHandle__irdl__(), ctx);
   if (mlirContextIsRegisteredOperation(ctx, gg_str(GG_OP_GROUPED_MATMUL))) return true;
   MlirModule irdl = mlirModuleCreateParse(ctx, gg_str(gg_dialect_irdl));
   if (mlirModuleIsNull(irdl)) return false;

@@ -15,6 +15,11 @@ extern "C" {
 // The IRDL text of the dialect (dialect/gg.irdl.mlir, embedded at build time).
 extern const char gg_dialect_irdl[];
 
+// The upstream dialects gg IR and its lowerings create ops of (what gg passes declare as
+// dependent dialects); returns their count.
+#define GG_DIALECT_DEPENDENCIES 12
+intptr_t gg_dialect_dependencies(MlirDialectHandle handles[GG_DIALECT_DEPENDENCIES]);
+
 // Loads the gg dialect into ctx once (loading an IRDL dialect twice crashes MLIR 22).
 // Also loads the upstream dialects gg IR and its lowerings use. Returns false when the
 // embedded definition does not load.

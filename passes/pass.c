@@ -3,18 +3,7 @@
 #include <string.h>
 
 #include "compiler/ir.h"
-#include "mlir-c/Dialect/AMDGPU.h"
-#include "mlir-c/Dialect/Arith.h"
-#include "mlir-c/Dialect/ControlFlow.h"
-#include "mlir-c/Dialect/Func.h"
-#include "mlir-c/Dialect/GPU.h"
-#include "mlir-c/Dialect/LLVM.h"
-#include "mlir-c/Dialect/Math.h"
-#include "mlir-c/Dialect/MemRef.h"
-#include "mlir-c/Dialect/ROCDL.h"
-#include "mlir-c/Dialect/SCF.h"
-#include "mlir-c/Dialect/UB.h"
-#include "mlir-c/Dialect/Vector.h"
+#include "dialect/dialect.h"
 #include "passes/pass.h"
 
 // Each pass instance owns a copy of its options; clones (one per worker thread when the
@@ -47,19 +36,6 @@ static void state_run(MlirOperation op, MlirExternalPass pass, void* user_data) 
   if (!state->info->run(op, state->options)) mlirExternalPassSignalFailure(pass);
 }
 
-void gg_pass_dependent_dialects(MlirDialectHandle* handles, intptr_t* count) {
-  MlirDialectHandle all[] = {
-      mlirGetDialectHandle__func__(),   mlirGetDialectHandle__arith__(),
-      mlirGetDialectHandle__scf__(),    mlirGetDialectHandle__memref__(),
-      mlirGetDialectHandle__vector__(), mlirGetDialectHandle__gpu__(),
-      mlirGetDialectHandle__math__(),   mlirGetDialectHandle__amdgpu__(),
-      mlirGetDialectHandle__rocdl__(),  mlirGetDialectHandle__llvm__(),
-      mlirGetDialectHandle__cf__(),     mlirGetDialectHandle__ub__(),
-  };
-  *count = sizeof all / sizeof all[0];
-  memcpy(handles, all, sizeof all);
-}
-
 gg_status gg_pass_create(const gg_pass_info* info, const char* option_text, MlirPass* pass) {
   unsigned char options[2048] = {0};
   if (info->options_size > sizeof options)
@@ -74,9 +50,8 @@ gg_status gg_pass_create(const gg_pass_info* info, const char* option_text, Mlir
                                           "%s", info->argument));
   pass_state* state = state_new(info, options);
   if (!state) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  MlirDialectHandle dialects[16];
-  intptr_t dialect_count = 0;
-  gg_pass_dependent_dialects(dialects, &dialect_count);
+  MlirDialectHandle dialects[GG_DIALECT_DEPENDENCIES];
+  intptr_t dialect_count = gg_dialect_dependencies(dialects);
   MlirExternalPassCallbacks callbacks = {noop_construct, state_destruct, NULL, state_clone,
                                          state_run};
   // The pass's type id is the address of its (static, unique) description.

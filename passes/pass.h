@@ -65,8 +65,6 @@ typedef struct gg_option {
 // text is malformed.
 bool gg_option_next(const char** cursor, gg_option* option, gg_status* status);
 
-// Dialects every gg pass may create ops of.
-void gg_pass_dependent_dialects(MlirDialectHandle* handles, intptr_t* count);
 
 // The passes.
 extern const gg_pass_info gg_verify_pass;
