@@ -658,6 +658,19 @@ static int lds_access(sim* s, const sim_op* o, int lane, int64_t byte, int n, in
   return 1;
 }
 
+// Copies n little-endian elements of elem_bytes between memory and a lane's value slots.
+static void move_elements(uint8_t* p, uint64_t* v, int n, int elem_bytes, int is_store) {
+  for (int e = 0; e < n; ++e) {
+    if (is_store) {
+      for (int b = 0; b < elem_bytes; ++b) p[e * elem_bytes + b] = (uint8_t)(v[e] >> (8 * b));
+    } else {
+      uint64_t x = 0;
+      for (int b = 0; b < elem_bytes; ++b) x |= (uint64_t)p[e * elem_bytes + b] << (8 * b);
+      v[e] = x;
+    }
+  }
+}
+
 static void exec_vector_memory(sim* s, const sim_op* o, const uint8_t* mask) {
   int is_store = o->code == OP_V_STORE;
   int value_id_ = is_store ? o->in[0] : o->out[0];
@@ -680,16 +693,7 @@ static void exec_vector_memory(sim* s, const sim_op* o, const uint8_t* mask) {
            (long long)(byte + n * elem_bytes), l);
       return;
     }
-    uint8_t* p = m->base + byte;
-    for (int e = 0; e < n; ++e) {
-      if (is_store) {
-        for (int b = 0; b < elem_bytes; ++b) p[e * elem_bytes + b] = (uint8_t)(v[e] >> (8 * b));
-      } else {
-        uint64_t x = 0;
-        for (int b = 0; b < elem_bytes; ++b) x |= (uint64_t)p[e * elem_bytes + b] << (8 * b);
-        v[e] = x;
-      }
-    }
+    move_elements(m->base + byte, v, n, elem_bytes, is_store);
   }
 }
 
@@ -724,16 +728,7 @@ static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
            l, total, (unsigned long long)byte, (long long)m->bytes);
       return;
     }
-    uint8_t* p = m->base + byte;
-    for (int e = 0; e < n; ++e) {
-      if (is_store) {
-        for (int b = 0; b < elem_bytes; ++b) p[e * elem_bytes + b] = (uint8_t)(v[e] >> (8 * b));
-      } else {
-        uint64_t x = 0;
-        for (int b = 0; b < elem_bytes; ++b) x |= (uint64_t)p[e * elem_bytes + b] << (8 * b);
-        v[e] = x;
-      }
-    }
+    move_elements(m->base + byte, v, n, elem_bytes, is_store);
   }
 }
 
