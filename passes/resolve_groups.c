@@ -69,19 +69,17 @@ static void emit_scan(gg_text* t, const char* meta_type, const char* tile_index,
   gg_text_printf(t, "  }\n");
 }
 
-// Groups packed along M (sizes, offsets).
-static void emit_packed_m(gg_text* t, frame_names f, const layout_params* p,
-                          const char* meta_type, int counts) {
-  emit_scan(t, meta_type, "%by", "%tm", "%ext", counts);
-  emit_op(t, "off", "muli", "%scan#4", "%tm");
-  emit_op(t, "a_row", "addi", "%scan#2", "%off");
-  emit_op(t, "row_limit", "subi", "%scan#3", "%off");
+// The frame of a tile whose group owns a whole [N, K] of B (packed M, slabs), from the
+// %a_row and %row_limit the caller defined: B and output columns, K, and the scale fields
+// except where blockwise x_scale blocks sit (SA_ROW, SA_KSTRIDE: the caller's).
+static void emit_whole_b_frame(gg_text* t, frame_names f, const layout_params* p,
+                               const char* valid, const char* group) {
   emit_op(t, "col0", "muli", "%bx", "%tn");
-  emit_op(t, "gn", "muli", "%scan#1", "%n");
+  emit_op(t, "gn", "muli", group, "%n");
   emit_op(t, "b_row", "addi", "%gn", "%col0");
   emit_op(t, "col_limit", "subi", "%n", "%col0");
-  f[GG_FRAME_VALID] = "%scan#0";
-  f[GG_FRAME_GROUP] = "%scan#1";
+  f[GG_FRAME_VALID] = valid;
+  f[GG_FRAME_GROUP] = group;
   f[GG_FRAME_A_ROW] = f[GG_FRAME_OUT_ROW] = "%a_row";
   f[GG_FRAME_ROW_LIMIT] = "%row_limit";
   f[GG_FRAME_B_ROW] = "%b_row";
@@ -89,18 +87,30 @@ static void emit_packed_m(gg_text* t, frame_names f, const layout_params* p,
   f[GG_FRAME_OUT_COL] = f[GG_FRAME_SB_COL] = "%col0";
   f[GG_FRAME_K_LO] = "%c0";
   f[GG_FRAME_K_HI] = "%k";
-  if (p->blockwise) {  // x_scale per group: [K/128, M_g] at (group row start) K/128
-    emit_op(t, "gskb", "muli", "%scan#2", "%kb");
-    emit_op(t, "sa_row", "addi", "%gskb", "%off");
-    emit_op(t, "sb_base", "muli", "%scan#1", "%kbnb");
-    f[GG_FRAME_SA_ROW] = "%sa_row";
-    f[GG_FRAME_SA_KSTRIDE] = "%scan#3";
+  if (p->blockwise) {  // w_scale [G, K/128, N/128]
+    emit_op(t, "sb_base", "muli", group, "%kbnb");
     f[GG_FRAME_SB_BASE] = "%sb_base";
     f[GG_FRAME_SB_KSTRIDE] = "%nb";
   } else {
     f[GG_FRAME_SA_ROW] = "%a_row";
     f[GG_FRAME_SA_KSTRIDE] = f[GG_FRAME_SB_KSTRIDE] = "%c0";
     f[GG_FRAME_SB_BASE] = "%gn";
+  }
+}
+
+// Groups packed along M (sizes, offsets).
+static void emit_packed_m(gg_text* t, frame_names f, const layout_params* p,
+                          const char* meta_type, int counts) {
+  emit_scan(t, meta_type, "%by", "%tm", "%ext", counts);
+  emit_op(t, "off", "muli", "%scan#4", "%tm");
+  emit_op(t, "a_row", "addi", "%scan#2", "%off");
+  emit_op(t, "row_limit", "subi", "%scan#3", "%off");
+  emit_whole_b_frame(t, f, p, "%scan#0", "%scan#1");
+  if (p->blockwise) {  // x_scale per group: [K/128, M_g] at (group row start) K/128
+    emit_op(t, "gskb", "muli", "%scan#2", "%kb");
+    emit_op(t, "sa_row", "addi", "%gskb", "%off");
+    f[GG_FRAME_SA_ROW] = "%sa_row";
+    f[GG_FRAME_SA_KSTRIDE] = "%scan#3";
   }
 }
 
@@ -119,32 +129,13 @@ static void emit_slabs(gg_text* t, frame_names f, const layout_params* p, const 
   emit_op(t, "slab", "muli", "%bz", "%ext");
   emit_op(t, "a_row", "addi", "%slab", "%row0");
   emit_op(t, "row_limit", "subi", rows, "%row0");
-  emit_op(t, "col0", "muli", "%bx", "%tn");
-  emit_op(t, "gn", "muli", "%bz", "%n");
-  emit_op(t, "b_row", "addi", "%gn", "%col0");
-  emit_op(t, "col_limit", "subi", "%n", "%col0");
-  f[GG_FRAME_VALID] = "%valid";
-  f[GG_FRAME_GROUP] = "%bz";
-  f[GG_FRAME_A_ROW] = f[GG_FRAME_OUT_ROW] = "%a_row";
-  f[GG_FRAME_ROW_LIMIT] = "%row_limit";
-  f[GG_FRAME_B_ROW] = "%b_row";
-  f[GG_FRAME_COL_LIMIT] = "%col_limit";
-  f[GG_FRAME_OUT_COL] = f[GG_FRAME_SB_COL] = "%col0";
-  f[GG_FRAME_K_LO] = "%c0";
-  f[GG_FRAME_K_HI] = "%k";
+  emit_whole_b_frame(t, f, p, "%valid", "%bz");
   if (p->blockwise) {  // x_scale [G, K/128, M]
     emit_op(t, "gkb", "muli", "%bz", "%kb");
     emit_op(t, "gkbm", "muli", "%gkb", "%ext");
     emit_op(t, "sa_row", "addi", "%gkbm", "%row0");
-    emit_op(t, "sb_base", "muli", "%bz", "%kbnb");
     f[GG_FRAME_SA_ROW] = "%sa_row";
     f[GG_FRAME_SA_KSTRIDE] = "%ext";
-    f[GG_FRAME_SB_BASE] = "%sb_base";
-    f[GG_FRAME_SB_KSTRIDE] = "%nb";
-  } else {
-    f[GG_FRAME_SA_ROW] = "%a_row";
-    f[GG_FRAME_SA_KSTRIDE] = f[GG_FRAME_SB_KSTRIDE] = "%c0";
-    f[GG_FRAME_SB_BASE] = "%gn";
   }
 }
 
