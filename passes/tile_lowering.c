@@ -34,6 +34,20 @@ bool gg_tile_emit(gg_tile_lowering* l, MlirOperation before, const gg_text* text
   return l->ok;
 }
 
+bool gg_tile_replace(gg_tile_lowering* l, MlirOperation op, const gg_text* text,
+                     const MlirValue* args, intptr_t arg_count) {
+  MlirValue results[4];
+  intptr_t count = mlirOperationGetNumResults(op);
+  if (count > 4) {
+    gg_emit_error(op, "internal error: %s lowers ops of at most 4 results", l->target->pass_name);
+    l->ok = false;
+  }
+  if (gg_tile_emit(l, op, text, args, arg_count, results, count))
+    for (intptr_t i = 0; i < count; ++i) gg_tile_map(l, mlirOperationGetResult(op, i), results[i]);
+  gg_tile_done(l, op);
+  return l->ok;
+}
+
 static void lower_block(gg_tile_lowering* l, MlirBlock block);
 
 static void lower_for(gg_tile_lowering* l, MlirOperation loop) {

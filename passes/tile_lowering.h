@@ -53,6 +53,11 @@ bool gg_tile_emit(gg_tile_lowering* l, MlirOperation before, const gg_text* text
                   const MlirValue* args, intptr_t arg_count, MlirValue* results,
                   intptr_t result_count);
 
+// Replaces a tile op by a template whose results become the lowered values of the op's
+// results, in order (at most 4), and marks the op rewritten. Returns l->ok.
+bool gg_tile_replace(gg_tile_lowering* l, MlirOperation op, const gg_text* text,
+                     const MlirValue* args, intptr_t arg_count);
+
 // Lowers every tile op under `block`, then erases the rewritten ops and checks that no gg
 // op is left under `root`. Returns l->ok.
 bool gg_tile_lower(gg_tile_lowering* l, MlirBlock block, MlirOperation root);

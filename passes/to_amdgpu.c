@@ -261,10 +261,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   MlirValue args[7] = {src};
   for (int i = 1; i < 6; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[6] = k->tid;
-  MlirValue result;
-  gg_tile_emit(l, op, &t, args, 7, &result, 1);
-  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, 7);
   gg_text_free(&t);
   gg_text_free(&f8);
   return l->ok;
@@ -354,10 +351,7 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
     }
   gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
   MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
-  MlirValue result;
-  gg_tile_emit(l, op, &t, args, 4, &result, 1);
-  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, 4);
   gg_text_free(&t);
   return l->ok;
 }
@@ -465,13 +459,7 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   MlirValue args[13] = {sa, sb};
   for (int i = 2; i < 12; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[12] = k->tid;
-  MlirValue results[2];
-  gg_tile_emit(l, op, &t, args, 13, results, 2);
-  if (l->ok) {
-    gg_tile_map(l, mlirOperationGetResult(op, 0), results[0]);
-    gg_tile_map(l, mlirOperationGetResult(op, 1), results[1]);
-  }
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, 13);
   gg_text_free(&t);
   return l->ok;
 }
@@ -717,10 +705,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     args[5] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
     args[6] = gg_tile_lookup(l, mlirOperationGetOperand(op, 4), op);
   }
-  MlirValue result;
-  if (l->ok) gg_tile_emit(l, op, &t, args, scaled ? 7 : 5, &result, 1);
-  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, scaled ? 7 : 5);
   gg_text_free(&t);
   return l->ok;
 }
@@ -915,8 +900,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   for (int i = 4; i < 11; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[11] = k->tid;
   args[12] = k->lds;
-  if (l->ok) gg_tile_emit(l, op, &t, args, 13, NULL, 0);
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, 13);
   gg_text_free(&t);
   return l->ok;
 }
@@ -935,10 +919,7 @@ static bool lower_constant(gg_tile_lowering* l, MlirOperation op) {
                  "func.func @zero() -> vector<%dx4xf32> {\n  %%z = arith.constant dense<0.0> : "
                  "vector<%dx4xf32>\n  return %%z : vector<%dx4xf32>\n}",
                  k->m_repeat * k->n_acc, k->m_repeat * k->n_acc, k->m_repeat * k->n_acc);
-  MlirValue result;
-  gg_tile_emit(l, op, &t, NULL, 0, &result, 1);
-  if (l->ok) gg_tile_map(l, mlirOperationGetResult(op, 0), result);
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, NULL, 0);
   gg_text_free(&t);
   return l->ok;
 }
