@@ -13,6 +13,7 @@
 #include "compiler/compile.h"
 #include "gg/op.h"
 #include "tests/support/desc.h"
+#include "tests/support/params.h"
 
 namespace {
 
@@ -40,9 +41,7 @@ size_t Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
-using Param = std::tuple<gg_layout, gg_scaling, gg_target>;
-
-class CodeObjects : public ::testing::TestWithParam<Param> {};
+class CodeObjects : public ::testing::TestWithParam<gg_test::LayoutScalingChip> {};
 
 TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   auto [layout, scaling, chip] = GetParam();
@@ -100,19 +99,7 @@ TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   EXPECT_EQ(Count(disassembly, "scratch_"), 0u);
 }
 
-std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  auto [layout, scaling, chip] = info.param;
-  return std::string(gg_layout_name(layout)) + "_" + gg_scaling_name(scaling) + "_" +
-         gg_target_name(chip);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Defaults, CodeObjects,
-    ::testing::Combine(::testing::Values(GG_LAYOUT_SIZES, GG_LAYOUT_OFFSETS, GG_LAYOUT_PADDED,
-                                         GG_LAYOUT_BATCHED, GG_LAYOUT_N_OFFSETS,
-                                         GG_LAYOUT_K_OFFSETS),
-                       ::testing::Values(GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE),
-                       ::testing::Values(GG_TARGET_GFX942, GG_TARGET_GFX950)),
-    ParamName);
+INSTANTIATE_TEST_SUITE_P(Defaults, CodeObjects, gg_test::EveryLayoutScalingChip(),
+                         gg_test::LayoutScalingChipName);
 
 }  // namespace

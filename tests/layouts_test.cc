@@ -9,6 +9,7 @@
 
 #include "tests/support/shapes.h"
 #include "tests/support/test_util.h"
+#include "tests/support/params.h"
 
 namespace {
 
@@ -39,10 +40,7 @@ std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllLayouts, Layouts,
-    ::testing::Combine(::testing::Values(GG_LAYOUT_SIZES, GG_LAYOUT_OFFSETS, GG_LAYOUT_PADDED,
-                                         GG_LAYOUT_BATCHED, GG_LAYOUT_N_OFFSETS,
-                                         GG_LAYOUT_K_OFFSETS),
-                       ::testing::Values(GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE),
+    ::testing::Combine(gg_test::EveryLayout(), gg_test::EveryScaling(),
                        ::testing::Values(GG_DATA_EXACT, GG_DATA_RANDOM)),
     ParamName);
 

@@ -13,6 +13,7 @@
 #include "tests/reference/problem.h"
 #include "tests/support/shapes.h"
 #include "tests/support/test_util.h"
+#include "tests/support/params.h"
 
 namespace {
 
@@ -21,9 +22,7 @@ using gg_test::Shape;
 using gg_test::ShapesFor;
 using gg_test::Spec;
 
-using Param = std::tuple<gg_layout, gg_scaling, gg_target>;
-
-class SimLayouts : public ::testing::TestWithParam<Param> {};
+class SimLayouts : public ::testing::TestWithParam<gg_test::LayoutScalingChip> {};
 
 TEST_P(SimLayouts, BoundaryShapesExact) {
   auto [layout, scaling, chip] = GetParam();
@@ -42,20 +41,8 @@ TEST_P(SimLayouts, BoundaryShapesExact) {
   }
 }
 
-std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  auto [layout, scaling, chip] = info.param;
-  return std::string(gg_layout_name(layout)) + "_" + gg_scaling_name(scaling) + "_" +
-         gg_target_name(chip);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    AllLayouts, SimLayouts,
-    ::testing::Combine(::testing::Values(GG_LAYOUT_SIZES, GG_LAYOUT_OFFSETS, GG_LAYOUT_PADDED,
-                                         GG_LAYOUT_BATCHED, GG_LAYOUT_N_OFFSETS,
-                                         GG_LAYOUT_K_OFFSETS),
-                       ::testing::Values(GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE),
-                       ::testing::Values(GG_TARGET_GFX942, GG_TARGET_GFX950)),
-    ParamName);
+INSTANTIATE_TEST_SUITE_P(AllLayouts, SimLayouts, gg_test::EveryLayoutScalingChip(),
+                         gg_test::LayoutScalingChipName);
 
 Spec Stacked(gg_target chip, gg_data_kind data) {
   Spec s;
