@@ -20,10 +20,7 @@ typedef void (*entry6)(void*, void*, void*, void*, void*, void*);
 gg_status gg_host_invoke(gg_host_entry entry, const gg_op_desc* desc,
                          void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing) {
   if (!entry) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "no kernel entry point");
-  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
-    if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+  GG_RETURN_IF_ERROR(gg_launch_check(desc, buffers, m));
   gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
   gg_operand_shape out_shape = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
   if (plan.zero_output)

@@ -461,10 +461,7 @@ gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
                             void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing) {
   gg_hsa_device* device = kernel->device;
   GG_RETURN_IF_ERROR(queue_status(device));
-  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
-    if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+  GG_RETURN_IF_ERROR(gg_launch_check(desc, buffers, m));
 
   gg_grid_dim_rule rules[3];
   gg_grid_rules(desc, rules);

@@ -417,6 +417,15 @@ gg_launch_plan gg_launch_plan_of(const gg_op_desc* d, int64_t m, int zeroing) {
   return plan;
 }
 
+gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
+                          int64_t m) {
+  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
+    if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+  return GG_OK;
+}
+
 int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
   int64_t loop = b_layout == GG_B_PRESHUFFLED ? 2 * (int64_t)tm * tk
                                               : (int64_t)tm * tk + (int64_t)tn * tk;

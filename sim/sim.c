@@ -1049,10 +1049,7 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
                      gg_sim_stats* stats) {
   gg_op_desc desc = gg_op_desc_with_defaults(in_desc);
   if (stats) memset(stats, 0, sizeof *stats);
-  if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
-    if (gg_operand_shape_of(&desc, (gg_operand)i, m).present && !buffers[i])
-      return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+  GG_RETURN_IF_ERROR(gg_launch_check(&desc, buffers, m));
   gg_launch_plan plan = gg_launch_plan_of(&desc, m, zeroing);
   gg_operand_shape out_shape = gg_operand_shape_of(&desc, GG_OPERAND_OUT, m);
   if (plan.zero_output)

@@ -195,6 +195,11 @@ typedef struct gg_launch_plan {
 
 gg_launch_plan gg_launch_plan_of(const gg_op_desc* desc, int64_t m, int zeroing);
 
+// What every backend checks before a launch: a non-negative grouped extent m and a
+// buffer for every operand the layout has.
+gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
+                          int64_t m);
+
 // ---------------------------------------------------------------------------------------
 // The MFMA B-preshuffle (16x64 fragments in 1 KiB blocks): element (n, k) of a row-major
 // [rows, k] FP8 matrix moves to (((n/16 K/64 + k/64) 4 + (k%64)/16) 16 + n%16) 16 + k%16.
