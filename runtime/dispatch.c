@@ -63,15 +63,10 @@ gg_status gg_kernarg_build(const gg_kernel_info* k, const gg_op_desc* desc,
     GG_RETURN_IF_ERROR(put(k, index++, address, 1, out, out_size));  // allocated
     GG_RETURN_IF_ERROR(put(k, index++, address, 1, out, out_size));  // aligned
     GG_RETURN_IF_ERROR(put(k, index++, 0, 0, out, out_size));        // offset
-    int64_t strides[3], stride = 1;
-    for (int r = shape.rank - 1; r >= 0; --r) {
-      strides[r] = stride;
-      stride *= shape.dims[r];
-    }
-    for (int r = 0; r < shape.rank; ++r)
-      GG_RETURN_IF_ERROR(put(k, index++, (uint64_t)shape.dims[r], 0, out, out_size));
-    for (int r = 0; r < shape.rank; ++r)
-      GG_RETURN_IF_ERROR(put(k, index++, (uint64_t)strides[r], 0, out, out_size));
+    int64_t fields[6];
+    int count = gg_operand_shape_memref_fields(&shape, fields);  // sizes, then strides
+    for (int f = 0; f < count; ++f)
+      GG_RETURN_IF_ERROR(put(k, index++, (uint64_t)fields[f], 0, out, out_size));
   }
   // Anything past our arguments must be a hidden argument.
   for (; index < k->arg_count; ++index) {

@@ -37,12 +37,7 @@ gg_status gg_host_invoke(gg_host_entry entry, const gg_op_desc* desc,
     memref_descriptor* d = &descriptors[count];
     memset(d, 0, sizeof *d);
     d->allocated = d->aligned = buffers[i];
-    int64_t stride = 1;
-    for (int r = shape.rank - 1; r >= 0; --r) {
-      d->sizes_and_strides[r] = shape.dims[r];
-      d->sizes_and_strides[shape.rank + r] = stride;
-      stride *= shape.dims[r];
-    }
+    gg_operand_shape_memref_fields(&shape, d->sizes_and_strides);
     args[count++] = d;
   }
   // The C interface takes one descriptor pointer per operand; call it with its arity.

@@ -417,6 +417,16 @@ gg_launch_plan gg_launch_plan_of(const gg_op_desc* d, int64_t m, int zeroing) {
   return plan;
 }
 
+int gg_operand_shape_memref_fields(const gg_operand_shape* shape, int64_t fields[6]) {
+  int64_t stride = 1;
+  for (int r = shape->rank - 1; r >= 0; --r) {
+    fields[r] = shape->dims[r];
+    fields[shape->rank + r] = stride;
+    stride *= shape->dims[r];
+  }
+  return 2 * shape->rank;
+}
+
 gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
                           int64_t m) {
   if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");

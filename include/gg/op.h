@@ -156,6 +156,9 @@ typedef struct gg_operand_shape {
 // Pass GG_DYNAMIC to get the symbolic shape that kernels are compiled for.
 gg_operand_shape gg_operand_shape_of(const gg_op_desc* desc, gg_operand operand, int64_t m);
 int64_t gg_operand_shape_numel(const gg_operand_shape* shape);
+// The sizes then the strides (compact row-major) a memref descriptor of the operand
+// carries, into fields[0, 2 rank); returns 2 rank.
+int gg_operand_shape_memref_fields(const gg_operand_shape* shape, int64_t fields[6]);
 size_t gg_dtype_size(gg_dtype dtype);
 const char* gg_operand_name(gg_operand operand);
 
