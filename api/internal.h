@@ -62,7 +62,10 @@ typedef struct gg_checked_call {
 
 // DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps
 // (extent-1 dimensions may have any stride).
+// The element count saturates at INT64_MAX; gg_dl_check_size refuses a tensor (naming it
+// by label) whose bytes pass GG_MAX_OPERAND_BYTES.
 int64_t gg_dl_numel(const DLTensor* tensor);
+gg_status gg_dl_check_size(const DLTensor* tensor, const char* label);
 const char* gg_dl_dtype_name(DLDataType dtype, char* buffer, size_t size);
 const char* gg_dl_device_name(DLDeviceType type);
 int gg_dl_is_contiguous(const DLTensor* tensor);

@@ -137,6 +137,9 @@ static gg_status install(gg_kernel* kernel, gg_text* bytes) {
   if (strcmp(info.kernel.name, kernel->name) != 0)
     return gg_status_make(GG_STATUS_INTERNAL, "the code object holds %s, not %s",
                           info.kernel.name, kernel->name);
+  if (info.has_group_ends != gg_layout_has_group_ends(kernel->desc.layout))
+    return gg_status_make(GG_STATUS_INTERNAL, "the code object for %s %s a _group_ends kernel",
+                          kernel->name, info.has_group_ends ? "has" : "lacks");
   kernel->code_object = bytes->data;  // taken over
   kernel->code_object_size = bytes->length;
   gg_text_init(bytes);

@@ -27,6 +27,7 @@ static gg_status check_weights(const DLTensor* t, const char* name) {
   for (int r = 0; r < t->ndim; ++r)
     if (t->shape[r] < 0)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "shape: %s has a negative extent", name);
+  GG_RETURN_IF_ERROR(gg_dl_check_size(t, name));
   if (!gg_dl_is_contiguous(t))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "layout: %s must be contiguous", name);
   if (!t->data && gg_dl_numel(t) > 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/internal.h"
+#include "runtime/checked.h"
 
 // The upstream names of the operands, per layout.
 static const char* operand_label(gg_layout layout, gg_operand operand) {
@@ -22,17 +23,21 @@ static int is_scale(gg_operand operand) {
   return operand == GG_OPERAND_A_SCALE || operand == GG_OPERAND_B_SCALE;
 }
 
-static void format_dims(char* buffer, size_t size, const int64_t* dims, int rank) {
-  size_t used = (size_t)snprintf(buffer, size, "[");
-  for (int r = 0; r < rank && used < size; ++r)
-    used += (size_t)snprintf(buffer + used, size - used, "%s%" PRId64, r ? ", " : "", dims[r]);
-  if (used < size) snprintf(buffer + used, size - used, "]");
-}
-
 int64_t gg_dl_numel(const DLTensor* t) {
   int64_t n = 1;
-  for (int r = 0; r < t->ndim; ++r) n *= t->shape[r];
+  for (int r = 0; r < t->ndim; ++r) n = gg_saturating_mul(n, t->shape[r]);
   return n;
+}
+
+gg_status gg_dl_check_size(const DLTensor* t, const char* label) {
+  int64_t element_bytes = ((int64_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
+  if (gg_saturating_mul(gg_dl_numel(t), element_bytes) <= GG_MAX_OPERAND_BYTES) return GG_OK;
+  char dims[160];
+  gg_dims_format(t->shape, t->ndim, dims, sizeof dims);
+  return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                        "shape: %s %s would hold more than 2^47 bytes, more than a process can "
+                        "address",
+                        label, dims);
 }
 
 const char* gg_dl_device_name(DLDeviceType type) {
@@ -210,6 +215,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
       if (t->shape[r] < 0)
         return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "shape: %s has a negative extent",
                               label);
+    GG_RETURN_IF_ERROR(gg_dl_check_size(t, label));
   }
 
   // Shapes: the descriptor the tensors imply, then every operand against it.
@@ -226,8 +232,8 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     gg_operand_shape want = gg_operand_shape_of(d, (gg_operand)i, out->m);
     if (memcmp(t->shape, want.dims, sizeof(int64_t) * (size_t)want.rank) != 0) {
       char got[96], expected[96];
-      format_dims(got, sizeof got, t->shape, t->ndim);
-      format_dims(expected, sizeof expected, want.dims, want.rank);
+      gg_dims_format(t->shape, t->ndim, got, sizeof got);
+      gg_dims_format(want.dims, want.rank, expected, sizeof expected);
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "shape: %s is %s, expected %s",
                             operand_label(call->layout, (gg_operand)i), got, expected);
     }

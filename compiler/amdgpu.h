@@ -25,7 +25,8 @@ gg_status gg_amdgpu_binary_bytes(MlirOperation module, MlirStringRef* bytes);
 // LLVM IR of the kernels of a module lowered to ROCDL.
 gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out);
 
-// What the assembly (GG_STAGE_ISA) says about its kernel.
+// What the assembly (GG_STAGE_ISA) says about its kernel: the first in it, the main one
+// (a _group_ends kernel follows it).
 typedef struct gg_isa_stats {
   int isa_lines;       // instructions of the kernel
   int vgpr, agpr, sgpr;

@@ -28,6 +28,7 @@ bool gg_dialect_load(MlirContext ctx);
 // Op names.
 #define GG_OP_GROUPED_MATMUL "gg.grouped_matmul"
 #define GG_OP_GRID "gg.grid"
+#define GG_OP_GROUP_ENDS "gg.group_ends"
 #define GG_OP_RESOLVE_GROUP "gg.resolve_group"
 #define GG_OP_LOAD_TILE "gg.load_tile"
 #define GG_OP_LOAD_SCALES "gg.load_scales"

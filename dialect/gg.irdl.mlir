@@ -66,10 +66,32 @@ irdl.dialect @gg {
     irdl.regions(body: %body)
   }
 
+  // The end of every packed group along its axis (sizes, offsets: rows of A; n_offsets:
+  // the N columns), computed once per launch from the metadata so that each tile finds its
+  // group by binary search: ends[g] = min(max(ends[g-1] + count, ends[g-1]), total) for
+  // sizes, min(max(ends[g-1], offsets[g]), total) for the prefix layouts (ends[-1] = 0,
+  // counts clamped to [0, total]). Group g owns [ends[g-1], ends[g]). `a` gives the row
+  // total (its dimension 0); n_offsets uses `n`. Targets lower it before the grid: a loop
+  // on the host, a kernel of its own on AMD GPUs.
+  irdl.operation @group_ends {
+    %meta = irdl.base "!builtin.memref"
+    %a = irdl.base "!builtin.memref"
+    irdl.operands(meta: %meta, a: %a)
+    %ends = irdl.base "!builtin.memref"
+    irdl.results(ends: %ends)
+    %sizes = irdl.is "sizes"
+    %offsets = irdl.is "offsets"
+    %n_offsets = irdl.is "n_offsets"
+    %layout = irdl.any_of(%sizes, %offsets, %n_offsets)
+    %n = irdl.base "#builtin.integer"
+    irdl.attributes { "layout" = %layout, "n" = %n }
+  }
+
   // Finds the group a tile belongs to and the tile's frame: where its rows and columns
   // start in every operand, how many of them are valid (limits count from the tile's
   // first row or column and may exceed the tile), and the group's K range. The only op
-  // whose lowering depends on the layout (gg-resolve-groups).
+  // whose lowering depends on the layout (gg-resolve-groups). For the packed layouts
+  // (sizes, offsets, n_offsets) `meta` is the gg.group_ends result, not the metadata.
   irdl.operation @resolve_group {
     %bx = irdl.is index
     %by = irdl.is index

@@ -300,6 +300,13 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
   MlirValue acc = k.init;
   if (static_trips) {
     int64_t trips = ub > lb ? (ub - lb + step - 1) / step : 0;
+    if (mode == MODE_UNROLLED && trips > GG_MAX_UNROLLED_K_TILES) {
+      gg_emit_error(loop,
+                    "gg-k-loop: the unrolled K loop would hold %lld tiles; gg unrolls at most %d "
+                    "(code size and compile time grow with each): use the rolled form",
+                    (long long)trips, GG_MAX_UNROLLED_K_TILES);
+      return false;
+    }
     if (mode == MODE_UNROLLED || trips <= (k.pingpong ? 2 : 1)) {
       for (int64_t t = 0; t < trips; ++t)
         if (!emit_step(&k, lb + t * step, t, &acc, loop)) return false;

@@ -77,14 +77,17 @@ static gg_status amd_options(const char* text, const char* name, char* chip, cha
   return GG_OK;
 }
 
-// Upstream lowering of gg-to-amdgpu's kernels to ROCDL. Index arithmetic is 32-bit on the
-// device (operands are below 2 GiB): it halves the registers addresses take.
+// Upstream lowering of gg-to-amdgpu's kernels to ROCDL. Index arithmetic is 64-bit on the
+// device, so operands past 4 GiB are addressable (buffer views are rebased per tile, their
+// offsets 32-bit); integer range narrowing first brings what provably fits (lane and
+// tile offsets) back to 32 bits, which the registers addresses take depend on.
 static gg_status expand_rocdl_lowering(const char* options, char* buffer, size_t size) {
   char chip[1024], format[1024], toolkit[1024];
   GG_RETURN_IF_ERROR(amd_options(options, "gg-rocdl-lowering", chip, format, toolkit));
   snprintf(buffer, size,
-           "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-           "convert-gpu-to-rocdl{chipset=%s index-bitwidth=32},reconcile-unrealized-casts)",
+           "gpu.module(int-range-optimizations,arith-int-range-narrowing{int-bitwidths-supported=32},"
+           "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+           "convert-gpu-to-rocdl{chipset=%s index-bitwidth=64},reconcile-unrealized-casts)",
            chip);
   return GG_OK;
 }

@@ -1,8 +1,8 @@
 // gg-resolve-groups: lowers gg.resolve_group, the only layout-aware step of the pipeline.
 //
-// sizes, offsets, n_offsets: groups are packed along an axis. Each tile scans the group
-// metadata on the device (no host read), counting ceil(extent / tile) tiles per group,
-// until it finds the group its index falls in; tiles past the last group retire
+// sizes, offsets, n_offsets: groups are packed along an axis. gg.group_ends gives their
+// ends (computed on the device once per launch, no host read); each tile finds its group
+// by a binary search over them, O(log G) loads; tiles past the last group retire
 // (valid = false). The grid is bounded on the host by total/tile + G.
 // padded, batched, k_offsets: the group is the grid's z index; padded reads its valid
 // rows, k_offsets its K range.
@@ -29,44 +29,59 @@ static void emit_op(gg_text* t, const char* name, const char* op, const char* lh
   gg_text_printf(t, "  %%%s = arith.%s %s, %s : index\n", name, op, lhs, rhs);
 }
 
-// The scan over packed groups. Defines %valid, and %scan#1..#4: the group, its start
-// along the axis (clamped), its extent, and the tile's index within the group.
-static void emit_scan(gg_text* t, const char* meta_type, const char* tile_index,
-                      const char* tile_size, const char* total, int counts) {
-  gg_text_printf(t, "  %%false = arith.constant false\n");
+// Emits %<name> = where group %<group> starts: the previous group's end (0 for group 0).
+static void emit_group_start(gg_text* t, const char* indent, const char* name, const char* group,
+                             const char* ends_type) {
   gg_text_printf(t,
-                 "  %%scan:7 = scf.for %%g = %%c0 to %%G step %%c1 iter_args(%%found = %%false, "
-                 "%%grp_i = %%c0, %%gs_i = %%c0, %%gsz_i = %%c0, %%loc_i = %%c0, %%tbase = %%c0, "
-                 "%%cursor = %%c0) -> (i1, index, index, index, index, index, index) {\n");
-  gg_text_printf(t, "    %%raw = memref.load %%meta[%%g] : %s\n", meta_type);
-  gg_text_printf(t, "    %%v = arith.index_cast %%raw : %s to index\n", counts ? "i64" : "i32");
-  const char* stop = "%v";  // offsets: the group ends at its inclusive prefix sum
-  if (counts) {             // sizes: it ends its (non-negative) count after the cursor
-    gg_text_printf(t, "    %%vpos = arith.maxsi %%v, %%c0 : index\n");
-    gg_text_printf(t, "    %%stop = arith.addi %%cursor, %%vpos : index\n");
-    stop = "%stop";
-  }
-  gg_text_printf(t, "    %%s0 = arith.maxsi %%cursor, %%c0 : index\n");
-  gg_text_printf(t, "    %%s = arith.minsi %%s0, %s : index\n", total);
-  gg_text_printf(t, "    %%e0 = arith.maxsi %s, %%s : index\n", stop);
-  gg_text_printf(t, "    %%e = arith.minsi %%e0, %s : index\n", total);
-  gg_text_printf(t, "    %%size = arith.subi %%e, %%s : index\n");
-  gg_text_printf(t, "    %%tiles = arith.ceildivsi %%size, %s : index\n", tile_size);
-  gg_text_printf(t, "    %%tend = arith.addi %%tbase, %%tiles : index\n");
-  gg_text_printf(t, "    %%inside = arith.cmpi slt, %s, %%tend : index\n", tile_index);
-  gg_text_printf(t, "    %%fresh = arith.xori %%found, %%true : i1\n");
-  gg_text_printf(t, "    %%hit = arith.andi %%fresh, %%inside : i1\n");
-  gg_text_printf(t, "    %%found_n = arith.ori %%found, %%hit : i1\n");
-  gg_text_printf(t, "    %%grp_n = arith.select %%hit, %%g, %%grp_i : index\n");
-  gg_text_printf(t, "    %%gs_n = arith.select %%hit, %%s, %%gs_i : index\n");
-  gg_text_printf(t, "    %%gsz_n = arith.select %%hit, %%size, %%gsz_i : index\n");
-  gg_text_printf(t, "    %%loc_v = arith.subi %s, %%tbase : index\n", tile_index);
-  gg_text_printf(t, "    %%loc_n = arith.select %%hit, %%loc_v, %%loc_i : index\n");
+                 "%s%%%s_p = arith.subi %s, %%c1 : index\n"
+                 "%s%%%s_i = arith.maxsi %%%s_p, %%c0 : index\n"
+                 "%s%%%s_raw = memref.load %%meta[%%%s_i] : %s\n"
+                 "%s%%%s_v = arith.index_cast %%%s_raw : i64 to index\n"
+                 "%s%%%s_first = arith.cmpi eq, %s, %%c0 : index\n"
+                 "%s%%%s = arith.select %%%s_first, %%c0, %%%s_v : index\n",
+                 indent, name, group, indent, name, name, indent, name, name, ends_type, indent,
+                 name, name, indent, name, group, indent, name, name, name);
+}
+
+// Packed groups: the tile with slot index `tile_index` belongs to the largest group g whose
+// first slot, start(g) / tile + g, is at most the index (%meta holds the groups' ends from
+// gg.group_ends, monotone and clamped to the axis). Each group owns ceil(extent / tile)
+// slots from its first, and the grid's floor(total / tile) + G slots hold them all, since
+// floor((s + e) / tile) + 1 >= floor(s / tile) + ceil(e / tile). A binary search of
+// bit_length(G) steps (O(log G) loads per tile) finds g. Defines %valid, %group, %gstart,
+// %gsize and %local (the tile's index within its group).
+static void emit_search(gg_text* t, const char* ends_type, const char* tile_index,
+                        const char* tile_size, long long g) {
+  int steps = 0;
+  for (long long v = g; v > 0; v >>= 1) ++steps;
+  gg_text_printf(t, "  %%c2 = arith.constant 2 : index\n  %%steps = arith.constant %d : index\n",
+                 steps);
   gg_text_printf(t,
-                 "    scf.yield %%found_n, %%grp_n, %%gs_n, %%gsz_n, %%loc_n, %%tend, %s : i1, "
-                 "index, index, index, index, index, index\n",
-                 stop);
-  gg_text_printf(t, "  }\n");
+                 "  %%bs:2 = scf.for %%i = %%c0 to %%steps step %%c1 iter_args(%%lo = %%c0, "
+                 "%%hi = %%G) -> (index, index) {\n"
+                 "    %%sum = arith.addi %%lo, %%hi : index\n"
+                 "    %%mid = arith.divui %%sum, %%c2 : index\n");
+  emit_group_start(t, "    ", "ms", "%mid", ends_type);
+  gg_text_printf(t,
+                 "    %%mq = arith.divsi %%ms, %s : index\n"
+                 "    %%mslot = arith.addi %%mq, %%mid : index\n"
+                 "    %%le = arith.cmpi sle, %%mslot, %s : index\n"
+                 "    %%lo_n = arith.select %%le, %%mid, %%lo : index\n"
+                 "    %%hi_n = arith.select %%le, %%hi, %%mid : index\n"
+                 "    scf.yield %%lo_n, %%hi_n : index, index\n  }\n",
+                 tile_size, tile_index);
+  gg_text_printf(t, "  %%group = arith.addi %%bs#0, %%c0 : index\n");
+  emit_group_start(t, "  ", "gstart", "%group", ends_type);
+  gg_text_printf(t,
+                 "  %%gend_raw = memref.load %%meta[%%group] : %s\n"
+                 "  %%gend = arith.index_cast %%gend_raw : i64 to index\n"
+                 "  %%gsize = arith.subi %%gend, %%gstart : index\n"
+                 "  %%gq = arith.divsi %%gstart, %s : index\n"
+                 "  %%gslot = arith.addi %%gq, %%group : index\n"
+                 "  %%local = arith.subi %s, %%gslot : index\n"
+                 "  %%gtiles = arith.ceildivsi %%gsize, %s : index\n"
+                 "  %%valid = arith.cmpi slt, %%local, %%gtiles : index\n",
+                 ends_type, tile_size, tile_index, tile_size);
 }
 
 // The frame of a tile whose group owns a whole [N, K] of B (packed M, slabs), from the
@@ -100,17 +115,17 @@ static void emit_whole_b_frame(gg_text* t, frame_names f, const layout_params* p
 
 // Groups packed along M (sizes, offsets).
 static void emit_packed_m(gg_text* t, frame_names f, const layout_params* p,
-                          const char* meta_type, int counts) {
-  emit_scan(t, meta_type, "%by", "%tm", "%ext", counts);
-  emit_op(t, "off", "muli", "%scan#4", "%tm");
-  emit_op(t, "a_row", "addi", "%scan#2", "%off");
-  emit_op(t, "row_limit", "subi", "%scan#3", "%off");
-  emit_whole_b_frame(t, f, p, "%scan#0", "%scan#1");
+                          const char* ends_type) {
+  emit_search(t, ends_type, "%by", "%tm", p->g);
+  emit_op(t, "off", "muli", "%local", "%tm");
+  emit_op(t, "a_row", "addi", "%gstart", "%off");
+  emit_op(t, "row_limit", "subi", "%gsize", "%off");
+  emit_whole_b_frame(t, f, p, "%valid", "%group");
   if (p->blockwise) {  // x_scale per group: [K/128, M_g] at (group row start) K/128
-    emit_op(t, "gskb", "muli", "%scan#2", "%kb");
+    emit_op(t, "gskb", "muli", "%gstart", "%kb");
     emit_op(t, "sa_row", "addi", "%gskb", "%off");
     f[GG_FRAME_SA_ROW] = "%sa_row";
-    f[GG_FRAME_SA_KSTRIDE] = "%scan#3";
+    f[GG_FRAME_SA_KSTRIDE] = "%gsize";
   }
 }
 
@@ -140,17 +155,17 @@ static void emit_slabs(gg_text* t, frame_names f, const layout_params* p, const 
 }
 
 // Groups packed along N (n_offsets): the group comes from the N-block index.
-static void emit_split_n(gg_text* t, frame_names f, const layout_params* p, const char* meta_type) {
-  emit_scan(t, meta_type, "%bx", "%tn", "%n", 0);
-  emit_op(t, "off", "muli", "%scan#4", "%tn");
-  emit_op(t, "b_row", "addi", "%scan#2", "%off");
-  emit_op(t, "col_limit", "subi", "%scan#3", "%off");
+static void emit_split_n(gg_text* t, frame_names f, const layout_params* p, const char* ends_type) {
+  emit_search(t, ends_type, "%bx", "%tn", p->g);
+  emit_op(t, "off", "muli", "%local", "%tn");
+  emit_op(t, "b_row", "addi", "%gstart", "%off");
+  emit_op(t, "col_limit", "subi", "%gsize", "%off");
   emit_op(t, "row0", "muli", "%by", "%tm");
-  emit_op(t, "slab", "muli", "%scan#1", "%ext");
+  emit_op(t, "slab", "muli", "%group", "%ext");
   emit_op(t, "a_row", "addi", "%slab", "%row0");
   emit_op(t, "row_limit", "subi", "%ext", "%row0");
-  f[GG_FRAME_VALID] = "%scan#0";
-  f[GG_FRAME_GROUP] = "%scan#1";
+  f[GG_FRAME_VALID] = "%valid";
+  f[GG_FRAME_GROUP] = "%group";
   f[GG_FRAME_A_ROW] = "%a_row";
   f[GG_FRAME_ROW_LIMIT] = "%row_limit";
   f[GG_FRAME_OUT_ROW] = "%row0";
@@ -159,7 +174,7 @@ static void emit_split_n(gg_text* t, frame_names f, const layout_params* p, cons
   f[GG_FRAME_K_LO] = f[GG_FRAME_SB_BASE] = "%c0";
   f[GG_FRAME_K_HI] = "%k";
   if (p->blockwise) {  // x_scale [G, K/128, M]; w_scale [K/128, N/128] over the whole N
-    emit_op(t, "gkb", "muli", "%scan#1", "%kb");
+    emit_op(t, "gkb", "muli", "%group", "%kb");
     emit_op(t, "gkbm", "muli", "%gkb", "%ext");
     emit_op(t, "sa_row", "addi", "%gkbm", "%row0");
     f[GG_FRAME_SA_ROW] = "%sa_row";
@@ -261,8 +276,8 @@ static bool resolve_op(MlirOperation op) {
   gg_text_printf(&t, "  %%kbnb = arith.constant %lld : index\n", (p.k / 128) * (p.n / 128));
   frame_names f = {0};
   switch (layout) {
-    case GG_LAYOUT_SIZES: emit_packed_m(&t, f, &p, mt, 1); break;
-    case GG_LAYOUT_OFFSETS: emit_packed_m(&t, f, &p, mt, 0); break;
+    case GG_LAYOUT_SIZES:
+    case GG_LAYOUT_OFFSETS: emit_packed_m(&t, f, &p, mt); break;
     case GG_LAYOUT_PADDED: emit_slabs(&t, f, &p, mt); break;
     case GG_LAYOUT_BATCHED: emit_slabs(&t, f, &p, NULL); break;
     case GG_LAYOUT_N_OFFSETS: emit_split_n(&t, f, &p, mt); break;
@@ -304,7 +319,7 @@ static bool run(MlirOperation func, const void* options) {
 
 const gg_pass_info gg_resolve_groups_pass = {
     .argument = "gg-resolve-groups",
-    .summary = "Lower gg.resolve_group: the on-device group scan or slab lookup of each layout",
+    .summary = "Lower gg.resolve_group: the binary search over group ends, or the slab lookup, of each layout",
     .anchor = "func.func",
     .run = run,
 };

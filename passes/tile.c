@@ -147,19 +147,31 @@ static bool tile_op(MlirOperation op) {
   emit_view(&t, "o2", "out", types[GG_OPERAND_OUT], 2);
   emit_view(&t, "sa1", "sa", types[GG_OPERAND_A_SCALE], 1);
   emit_view(&t, "sb1", "sb", types[GG_OPERAND_B_SCALE], 1);
+  // Packed groups: their ends, once per launch, for the tiles' binary search.
+  const int has_ends = gg_layout_has_group_ends(desc.layout);
+  if (has_ends) {
+    gg_text_printf(&t, "  %%ends = \"gg.group_ends\"(%%meta, %%a) {layout = \"%s\", n = %lld : i64} : (",
+                   gg_layout_name(desc.layout), (long long)desc.n);
+    gg_text_type(&t, types[GG_OPERAND_META]);
+    gg_text_printf(&t, ", ");
+    gg_text_type(&t, types[GG_OPERAND_A]);
+    gg_text_printf(&t, ") -> memref<%lldxi64>\n", (long long)desc.g);
+  }
   emit_grid_dim(&t, "gx", &rules[0]);
   emit_grid_dim(&t, "gy", &rules[1]);
   emit_grid_dim(&t, "gz", &rules[2]);
   gg_text_printf(&t, "  \"gg.grid\"(%%gx, %%gy, %%gz) ({\n");
   gg_text_printf(&t, "  ^bb0(%%bx: index, %%by: index, %%bz: index):\n");
   gg_text_printf(&t, "    %%f:%d = \"gg.resolve_group\"(%%bx, %%by, %%bz, %%ext%s)", GG_FRAME_COUNT,
-                 has_meta ? ", %meta" : "");
+                 has_ends ? ", %ends" : has_meta ? ", %meta" : "");
   gg_text_printf(&t,
                  " {layout = \"%s\", scaling = \"%s\", tile_m = %d : i64, tile_n = %d : i64, "
                  "n = %lld : i64, k = %lld : i64, g = %lld : i64} : (index, index, index, index",
                  gg_layout_name(desc.layout), gg_scaling_name(desc.scaling), tm, tn,
                  (long long)desc.n, (long long)desc.k, (long long)desc.g);
-  if (has_meta) {
+  if (has_ends) {
+    gg_text_printf(&t, ", memref<%lldxi64>", (long long)desc.g);
+  } else if (has_meta) {
     gg_text_printf(&t, ", ");
     gg_text_type(&t, types[GG_OPERAND_META]);
   }

@@ -32,6 +32,7 @@
 #include "gg/op.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "passes/group_ends.h"
 #include "passes/pass.h"
 #include "passes/tile_lowering.h"
 
@@ -73,9 +74,10 @@ typedef struct kernel_shape {
 } kernel_shape;
 
 #define THREADS 256
-// Element offsets that put a lane past any operand (< 2 GiB): its load reads zero and its
-// store is dropped. Chosen per element size so the byte offset stays within 31 bits.
-#define OOB_INDEX(element_bytes) (0x7FFFFFF0 / (element_bytes))
+// Element offsets that put a lane past any buffer view (emit_view caps views at them): its
+// load reads zero and its store is dropped. Per element size, so the byte offset stays
+// within 31 bits; gg_amd_addressing_check refuses spans that would reach them.
+#define OOB_INDEX(element_bytes) ((int)(GG_AMD_VIEW_BYTES / (element_bytes)))
 
 // Common template preamble: lane decomposition of %tid.
 static void emit_lane(gg_text* t) {
@@ -143,6 +145,38 @@ static void emit_flat(gg_text* t, const char* arg, MlirType type) {
   gg_text_free(&elem);
 }
 
+// Emits %<view>, a buffer over %<arg>1 (emit_flat's) that starts at element %<base>, a
+// 64-bit index uniform across the workgroup: its descriptor's 64-bit base address is the
+// operand's plus %base elements, and its size what remains of the operand, capped at
+// OOB_INDEX elements so that offset OOB_INDEX reads zero. Accesses take 32-bit offsets
+// relative to %base: an operand of any size is addressable while each op's span from its
+// base fits 2^31 bytes (gg_amd_addressing_check refuses the rest), where one descriptor
+// over the whole operand would wrap its 32-bit offsets and size past 4 GiB.
+static void emit_view(gg_text* t, const char* view, const char* arg, const char* base,
+                      const char* flat, int element_bytes) {
+  char elem[64];
+  const char* x = strchr(flat, 'x');
+  snprintf(elem, sizeof elem, "%.*s", x ? (int)(strlen(x + 1) - 1) : 0, x ? x + 1 : "");
+  gg_text_printf(t,
+                 "  %%%s_c0 = arith.constant 0 : index\n"
+                 "  %%%s_n = memref.dim %%%s1, %%%s_c0 : %s\n"
+                 "  %%%s_b = arith.minsi %s, %%%s_n : index\n"
+                 "  %%%s_r = arith.subi %%%s_n, %%%s_b : index\n"
+                 "  %%%s_cap = arith.constant %d : index\n"
+                 "  %%%s_len = arith.minsi %%%s_r, %%%s_cap : index\n"
+                 "  %%%s = memref.reinterpret_cast %%%s1 to offset: [%%%s_b], sizes: [%%%s_len], "
+                 "strides: [1] : %s to memref<?x%s, strided<[1], offset: ?>>\n",
+                 view, view, arg, view, flat, view, base, view, view, view, view, view,
+                 OOB_INDEX(element_bytes), view, view, view, view, arg, view, view, flat, elem);
+}
+
+// The memref type of an emit_view view of elements `elem`.
+static void view_type(char* buffer, size_t size, const char* flat) {
+  const char* x = strchr(flat, 'x');
+  snprintf(buffer, size, "memref<?x%.*s, strided<[1], offset: ?>>",
+           x ? (int)(strlen(x + 1) - 1) : 0, x ? x + 1 : "");
+}
+
 static void flat_type(char* buffer, size_t size, MlirType type) {
   gg_text elem;
   gg_text_init(&elem);
@@ -179,8 +213,9 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   bool mask_rows = true, mask_k = true;
   gg_attr_bool(op, "mask_rows", &mask_rows);
   gg_attr_bool(op, "mask_k", &mask_k);
-  char flat[128];
+  char flat[128], view[192];
   flat_type(flat, sizeof flat, src_type);
+  view_type(view, sizeof view, flat);
   gg_text f8;
   gg_text_init(&f8);
   gg_text_type(&f8, mlirShapedTypeGetElementType(src_type));
@@ -197,6 +232,10 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   emit_flat(&t, "src", src_type);
   emit_index(&t, "cpr", tk / 16);
   emit_index(&t, "rowb", row_bytes);
+  // The tile's first element; the lanes' offsets are relative to it.
+  gg_text_printf(&t, "  %%base0 = arith.muli %%row0, %%rowb : index\n"
+                     "  %%base = arith.addi %%base0, %%k0 : index\n");
+  emit_view(&t, "srcv", "src", "%base", flat, 1);
   emit_index(&t, "c16", 16);
   gg_text_printf(&t,
                  "  %%oob = arith.constant %d : i32\n"
@@ -216,9 +255,8 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
                 "  %%ch@ = arith.remui %%q@, %%cpr : index\n"
                 "  %%kc@ = arith.muli %%ch@, %%c16 : index\n"
                 "  %%ka@ = arith.addi %%k0, %%kc@ : index\n"
-                "  %%row@ = arith.addi %%row0, %%r@ : index\n"
-                "  %%ro@ = arith.muli %%row@, %%rowb : index\n"
-                "  %%ix@ = arith.addi %%ro@, %%ka@ : index\n"
+                "  %%ro@ = arith.muli %%r@, %%rowb : index\n"
+                "  %%ix@ = arith.addi %%ro@, %%kc@ : index\n"
                 "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
                 "  %%rok@ = arith.cmpi slt, %%r@, %%row_limit : index\n"
                 "  %%ke@ = arith.addi %%ka@, %%c16 : index\n"
@@ -231,9 +269,9 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
     if (mask_rows && mask_k) emit_tagged(&t, tag, "  %%okrk@ = arith.andi %%rok@, %%kany@ : i1\n");
     if (ok) emit_tagged(&t, tag, "  %%im@ = arith.select %s, %%i@, %%oob : i32\n", ok);
     emit_tagged(&t, tag,
-                "  %%v@ = amdgpu.raw_buffer_load %%src1[%s] : %s, i32 -> vector<16x%s>\n"
+                "  %%v@ = amdgpu.raw_buffer_load %%srcv[%s] : %s, i32 -> vector<16x%s>\n"
                 "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n",
-                ok ? "%im@" : "%i@", flat, f8s, f8s);
+                ok ? "%im@" : "%i@", view, f8s, f8s);
     const char* value = "%vi@";
     if (mask_k) {  // a chunk straddling the group's K range: mask its bytes (rare)
       emit_tagged(&t, tag,
@@ -296,8 +334,9 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
   MlirType src_type = mlirValueGetType(src);
   long long k_total = mlirShapedTypeGetDimSize(src_type, 1);
   long long kblocks = k->tk / 64, chunks = kblocks * k->n_acc;
-  char flat[128];
+  char flat[128], view[192];
   flat_type(flat, sizeof flat, src_type);
+  view_type(view, sizeof view, flat);
   gg_text t;
   gg_text_init(&t);
   gg_text_printf(&t, "func.func @load_b(%%src: ");
@@ -313,12 +352,18 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t,
                  "  %%wcol = arith.muli %%wave, %%npw : index\n"
                  "  %%kf0 = arith.divui %%k0, %%c64 : index\n"
+                 // The tile's first fragment (row0 is a multiple of 16); lanes go from it.
+                 "  %%tn0 = arith.divui %%row0, %%c16 : index\n"
+                 "  %%tfr0 = arith.muli %%tn0, %%kfrags : index\n"
+                 "  %%tfr = arith.addi %%tfr0, %%kf0 : index\n"
+                 "  %%base = arith.muli %%tfr, %%c1024 : index\n"
                  "  %%lane_off0 = arith.muli %%lg, %%c256 : index\n"
                  "  %%lane_off1 = arith.muli %%l16, %%c16 : index\n"
                  "  %%lane_off = arith.addi %%lane_off0, %%lane_off1 : index\n"
                  "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
                  chunks);
-  // Per column block, the address of K block 0; the K blocks follow 1 KiB apart, a
+  emit_view(&t, "srcv", "src", "%base", flat, 1);
+  // Per column block, the offset of K block 0 from the tile's first fragment; the K blocks follow 1 KiB apart, a
   // constant the buffer load's immediate offset absorbs.
   for (int na = 0; na < k->n_acc; ++na) {
     char tag[48];
@@ -326,10 +371,8 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
     emit_tagged(&t, tag,
                 "  %%co@ = arith.constant %d : index\n"
                 "  %%col@ = arith.addi %%wcol, %%co@ : index\n"
-                "  %%row@ = arith.addi %%row0, %%col@ : index\n"
-                "  %%n0@ = arith.divui %%row@, %%c16 : index\n"
-                "  %%fr0@ = arith.muli %%n0@, %%kfrags : index\n"
-                "  %%fr@ = arith.addi %%fr0@, %%kf0 : index\n"
+                "  %%n0@ = arith.divui %%col@, %%c16 : index\n"
+                "  %%fr@ = arith.muli %%n0@, %%kfrags : index\n"
                 "  %%fb@ = arith.muli %%fr@, %%c1024 : index\n"
                 "  %%base@ = arith.addi %%fb@, %%lane_off : index\n",
                 na * 16);
@@ -344,10 +387,10 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                   "  %%kbo@ = arith.constant %lld : index\n"
                   "  %%ix@ = arith.addi %%base_n%d, %%kbo@ : index\n"
                   "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
-                  "  %%v@ = amdgpu.raw_buffer_load %%src1[%%i@] : %s, i32 -> vector<16x%s>\n"
+                  "  %%v@ = amdgpu.raw_buffer_load %%srcv[%%i@] : %s, i32 -> vector<16x%s>\n"
                   "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n"
                   "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
-                  kb * 1024, na, flat, k->f8, k->f8, next, c, chunks);
+                  kb * 1024, na, view, k->f8, k->f8, next, c, chunks);
     }
   gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
   MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
@@ -367,9 +410,11 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   MlirType sx_type = mlirValueGetType(mlirOperationGetResult(op, 0));
   long long blocks = mlirShapedTypeGetDimSize(sx_type, 0);
   long long rows = (long long)k->m_repeat * 4;
-  char sa_flat[128], sb_flat[128];
+  char sa_flat[128], sb_flat[128], sa_view[192], sb_view[192];
   flat_type(sa_flat, sizeof sa_flat, mlirValueGetType(sa));
   flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
+  view_type(sa_view, sizeof sa_view, sa_flat);
+  view_type(sb_view, sizeof sb_view, sb_flat);
   gg_text t;
   gg_text_init(&t);
   gg_text_printf(&t, "func.func @scales(%%sa: ");
@@ -396,6 +441,10 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                  "  %%x_0 = arith.constant dense<0.0> : vector<%lldx%lldxf32>\n"
                  "  %%w_0 = arith.constant dense<0.0> : vector<%lldx%dxf32>\n",
                  OOB_INDEX(4), blocks, rows, blocks, k->n_acc);
+  // Views from the tile's scales of K block 0: the lanes' offsets grow with the K block
+  // (so they are recomputed per K step from one uniform value, not held in registers).
+  emit_view(&t, "sav", "sa", "%sa_row", sa_flat, 4);
+  emit_view(&t, "sbv", "sb", "%sb_base", sb_flat, 4);
   int xs = 0, ws = 0;
   for (long long j = 0; j < blocks; ++j) {
     char jt[48];
@@ -409,10 +458,8 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 "  %%b1@ = arith.cmpi slt, %%ks@, %%k_hi : index\n"
                 "  %%b2@ = arith.cmpi sgt, %%ke@, %%k_lo : index\n"
                 "  %%bv@ = arith.andi %%b1@, %%b2@ : i1\n"
-                "  %%sak@ = arith.muli %%kb@, %%sa_kstride : index\n"
-                "  %%sab@ = arith.addi %%sa_row, %%sak@ : index\n"
-                "  %%sbk@ = arith.muli %%kb@, %%sb_kstride : index\n"
-                "  %%sbb@ = arith.addi %%sb_base, %%sbk@ : index\n",
+                "  %%sab@ = arith.muli %%kb@, %%sa_kstride : index\n"
+                "  %%sbb@ = arith.muli %%kb@, %%sb_kstride : index\n",
                 j);
     for (long long e = 0; e < rows; ++e) {
       char tag[48];
@@ -427,9 +474,9 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
       emit_tagged(&t, tag,
                   "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
                   "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
-                  "  %%xv@ = amdgpu.raw_buffer_load %%sa1[%%xi@] : %s, i32 -> f32\n"
+                  "  %%xv@ = amdgpu.raw_buffer_load %%sav[%%xi@] : %s, i32 -> f32\n"
                   "  %%x_%d = vector.insert %%xv@, %%x@ [%lld, %lld] : f32 into vector<%lldx%lldxf32>\n",
-                  sa_flat, xs + 1, j, e, blocks, rows);
+                  sa_view, xs + 1, j, e, blocks, rows);
       ++xs;
     }
     for (int na = 0; na < k->n_acc; ++na) {
@@ -448,9 +495,9 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
       emit_tagged(&t, tag,
                   "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
                   "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
-                  "  %%wv@ = amdgpu.raw_buffer_load %%sb1[%%wi@] : %s, i32 -> f32\n"
+                  "  %%wv@ = amdgpu.raw_buffer_load %%sbv[%%wi@] : %s, i32 -> f32\n"
                   "  %%w_%d = vector.insert %%wv@, %%w@ [%lld, %d] : f32 into vector<%lldx%dxf32>\n",
-                  sb_flat, ws + 1, j, na, blocks, k->n_acc);
+                  sb_view, ws + 1, j, na, blocks, k->n_acc);
       ++ws;
     }
   }
@@ -733,6 +780,10 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   flat_type(out_flat, sizeof out_flat, out_type);
   flat_type(sa_flat, sizeof sa_flat, mlirValueGetType(sa));
   flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
+  char out_view[192], sa_view[192], sb_view[192];
+  view_type(out_view, sizeof out_view, out_flat);
+  view_type(sa_view, sizeof sa_view, sa_flat);
+  view_type(sb_view, sizeof sb_view, sb_flat);
   gg_text t;
   gg_text_init(&t);
   gg_text_printf(&t, "func.func @epilogue(%%acc: vector<%dx4xf32>, %%out: ", accs);
@@ -762,8 +813,16 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                  "  %%oob4 = arith.constant %d : i32\n  %%oob2 = arith.constant %d : i32\n"
                  "  %%lrow = arith.muli %%lg, %%c4 : index\n"
                  "  %%wcol = arith.muli %%wave, %%npw : index\n"
-                 "  %%sbc = arith.addi %%sb_base, %%sb_col : index\n",
+                 "  %%sbc = arith.addi %%sb_base, %%sb_col : index\n"
+                 // The tile's first output element; stores go from it.
+                 "  %%obase0 = arith.muli %%out_row, %%cn : index\n"
+                 "  %%obase = arith.addi %%obase0, %%out_col : index\n",
                  OOB_INDEX(4), OOB_INDEX(2));
+  emit_view(&t, "outv", "out", "%obase", out_flat, 2);
+  if (rowwise) {
+    emit_view(&t, "sav", "sa", "%sa_row", sa_flat, 4);
+    emit_view(&t, "sbv", "sb", "%sbc", sb_flat, 4);
+  }
   // The lane's accumulator rows (4 per 16-row block) and columns (one per column block),
   // with their scales (masked scale loads read 0; those outputs are never stored).
   for (int mr = 0; mr < k->m_repeat; ++mr) {
@@ -779,13 +838,12 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                   mr * 16 + r);
       if (!rowwise) continue;
       emit_tagged(&t, tag,
-                  "  %%xia@ = arith.addi %%sa_row, %%row@ : index\n"
-                  "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
+                  "  %%xib@ = arith.index_cast %%row@ : index to i32\n"
                   "  %%xok@ = arith.cmpi slt, %%row@, %%row_limit : index\n"
                   "  %%xi@ = arith.select %%xok@, %%xib@, %%oob4 : i32\n"
-                  "  %%xv@ = amdgpu.raw_buffer_load %%sa1[%s] : %s, i32 -> f32\n"
+                  "  %%xv@ = amdgpu.raw_buffer_load %%sav[%s] : %s, i32 -> f32\n"
                   "  %%xs_%d_%d = vector.insert %%xv@, %%xs_%d_%d [%d] : f32 into vector<4xf32>\n",
-                  mask_rows ? "%xi@" : "%xib@", sa_flat, mr, r + 1, mr, r, r);
+                  mask_rows ? "%xi@" : "%xib@", sa_view, mr, r + 1, mr, r, r);
     }
   }
   for (int na = 0; na < k->n_acc; ++na) {
@@ -798,13 +856,12 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                 na * 16);
     if (!rowwise) continue;
     emit_tagged(&t, tag,
-                "  %%wia@ = arith.addi %%sbc, %%col@ : index\n"
-                "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
+                "  %%wib@ = arith.index_cast %%col@ : index to i32\n"
                 "  %%wok@ = arith.cmpi slt, %%col@, %%col_limit : index\n"
                 "  %%wi@ = arith.select %%wok@, %%wib@, %%oob4 : i32\n"
-                "  %%wv@ = amdgpu.raw_buffer_load %%sb1[%s] : %s, i32 -> f32\n"
+                "  %%wv@ = amdgpu.raw_buffer_load %%sbv[%s] : %s, i32 -> f32\n"
                 "  %%ws@ = vector.broadcast %%wv@ : f32 to vector<4xf32>\n",
-                mask_cols ? "%wi@" : "%wib@", sb_flat);
+                mask_cols ? "%wi@" : "%wib@", sb_view);
   }
   // Scale, round to bf16 and write each lane's fragment into the LDS tile [tm][tn] bf16.
   for (int mr = 0; mr < k->m_repeat; ++mr)
@@ -851,10 +908,8 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                 "  %%sl@ = arith.muli %%sle@, %%c2 : index\n"
                 "  %%sb@ = vector.load %%lds[%%sl@] : %s, vector<%dxi8>\n"
                 "  %%sv@ = vector.bitcast %%sb@ : vector<%dxi8> to vector<%dxbf16>\n"
-                "  %%gr@ = arith.addi %%out_row, %%sr@ : index\n"
-                "  %%gc@ = arith.addi %%out_col, %%sc@ : index\n"
-                "  %%gir@ = arith.muli %%gr@, %%cn : index\n"
-                "  %%gie@ = arith.addi %%gir@, %%gc@ : index\n"
+                "  %%gir@ = arith.muli %%sr@, %%cn : index\n"
+                "  %%gie@ = arith.addi %%gir@, %%sc@ : index\n"
                 "  %%gi@ = arith.index_cast %%gie@ : index to i32\n"
                 "  %%rok@ = arith.cmpi slt, %%sr@, %%row_limit : index\n"
                 "  %%se@ = arith.addi %%sc@, %%cev : index\n"
@@ -864,8 +919,8 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
     // The store goes out whole when its row is in the group and its last column is.
     const char* ok = mask_rows && mask_cols ? "%okrf@" : mask_rows ? "%rok@" : mask_cols ? "%fit@" : NULL;
     if (ok) emit_tagged(&t, tag, "  %%gm@ = arith.select %s, %%gi@, %%oob2 : i32\n", ok);
-    emit_tagged(&t, tag, "  amdgpu.raw_buffer_store %%sv@ -> %%out1[%s] : vector<%dxbf16> -> %s, i32\n",
-                ok ? "%gm@" : "%gi@", ev, out_flat);
+    emit_tagged(&t, tag, "  amdgpu.raw_buffer_store %%sv@ -> %%outv[%s] : vector<%dxbf16> -> %s, i32\n",
+                ok ? "%gm@" : "%gi@", ev, out_view);
     if (mask_cols && ev > 1) {  // straddling the group's column end: element by element
       emit_tagged(&t, tag,
                   "  %%nf@ = arith.xori %%fit@, %%true : i1\n"
@@ -885,8 +940,8 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                     "    %%eoi@ = arith.constant %d : i32\n"
                     "    %%eia@ = arith.addi %%gi%s, %%eoi@ : i32\n"
                     "    %%ei@ = arith.select %%ein@, %%eia@, %%oob2 : i32\n"
-                    "    amdgpu.raw_buffer_store %%ex@ -> %%out1[%%ei@] : vector<1xbf16> -> %s, i32\n",
-                    tag, tag, e, ev, ev, e, tag, e, tag, out_flat);
+                    "    amdgpu.raw_buffer_store %%ex@ -> %%outv[%%ei@] : vector<1xbf16> -> %s, i32\n",
+                    tag, tag, e, ev, ev, e, tag, e, tag, out_view);
       }
       gg_text_printf(&t, "  }\n");
     }
@@ -953,33 +1008,87 @@ static const gg_tile_target amdgpu_target = {
 // ---------------------------------------------------------------------------------------
 // The kernel: func.func with a gg.grid -> gpu.module { gpu.func kernel }.
 
-// Reads the tile from the grid's mma and epilogue.
+// Reads the kernel's tile, FP8 flavour and B path from the descriptor gg-tile left on the
+// grid, so a grid with no mma at all (K = 0: the epilogue writes zeros) still lowers.
 static bool tile_of(MlirOperation grid, kernel_shape* k) {
-  gg_op_list ops = {0};
-  gg_collect_ops(grid, NULL, &ops);
-  bool found = false;
-  for (size_t i = 0; i < ops.count; ++i) {
-    char operand[32];
-    if (gg_op_is(ops.ops[i], GG_OP_LOAD_TILE) &&
-        gg_attr_string(ops.ops[i], "operand", operand, sizeof operand) &&
-        !strcmp(operand, "b_preshuffled"))
-      k->pingpong = true;
+  char text[512];
+  gg_op_desc desc;
+  if (!gg_attr_string(grid, "descriptor", text, sizeof text)) {
+    gg_emit_error(grid, "gg-to-amdgpu: the grid carries no descriptor (run gg-tile first)");
+    return false;
   }
-  for (size_t i = 0; i < ops.count; ++i)
-    if (gg_is_mma(ops.ops[i])) {
-      MlirType a = mlirValueGetType(mlirOperationGetOperand(ops.ops[i], 0));
-      MlirType acc = mlirValueGetType(mlirOperationGetOperand(ops.ops[i], 2));
-      k->tm = (int)mlirShapedTypeGetDimSize(acc, 0);
-      k->tn = (int)mlirShapedTypeGetDimSize(acc, 1);
-      k->tk = (int)mlirShapedTypeGetDimSize(a, 1);
-      MlirType element = mlirShapedTypeGetElementType(a);
-      int fnuz = mlirTypeIsAFloat8E4M3FNUZ(element);
-      k->f8 = fnuz ? "f8E4M3FNUZ" : "f8E4M3FN";
-      found = true;
-      break;
-    }
-  gg_op_list_free(&ops);
-  return found;
+  gg_status status = gg_op_desc_parse(text, &desc);
+  if (status) {
+    gg_emit_error(grid, "gg-to-amdgpu: the grid's %s", gg_status_message(status));
+    gg_status_free(status);
+    return false;
+  }
+  k->tm = desc.tile.m;
+  k->tn = desc.tile.n;
+  k->tk = desc.tile.k;
+  k->f8 = desc.fp8 == GG_FP8_E4M3FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
+  k->pingpong = desc.b_layout == GG_B_PRESHUFFLED;
+  return true;
+}
+
+// gg.group_ends as a kernel of its own, `<kernel>_group_ends`, which the runtime launches
+// (one workgroup) before the main kernel; both take the function's arguments and the
+// workspace %ends. Thread t folds the groups of its chunk [t c, (t + 1) c) with the group
+// end rule, starting from 0; thread 0 turns the 256 partial ends into each chunk's start
+// (the rule applied to them in order); every thread then walks its chunk again from its
+// start, storing each group's end. O(G / 256) loads per thread.
+static void emit_group_ends_kernel(gg_text* t, const char* fname, MlirBlock entry,
+                                   const gg_group_ends_op* ends) {
+  intptr_t argc = mlirBlockGetNumArguments(entry);
+  intptr_t meta = mlirBlockArgumentGetArgNumber(mlirOperationGetOperand(ends->op, 0));
+  intptr_t a = mlirBlockArgumentGetArgNumber(mlirOperationGetOperand(ends->op, 1));
+  const char* part = "memref<256xi64, #gpu.address_space<workgroup>>";
+  gg_text_printf(t, "  gpu.func @%s_group_ends(", fname);
+  for (intptr_t i = 0; i < argc; ++i) {
+    if (i == meta) gg_text_printf(t, "%s%%meta: ", i ? ", " : "");
+    else if (i == a) gg_text_printf(t, "%s%%a: ", i ? ", " : "");
+    else gg_text_printf(t, "%s%%arg%d: ", i ? ", " : "", (int)i);
+    gg_text_type(t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
+  }
+  gg_text_printf(t,
+                 ", %%ends: %s) workgroup(%%part: %s) kernel attributes {known_block_size = "
+                 "array<i32: %d, 1, 1>, rocdl.flat_work_group_size = \"%d,%d\"} {\n",
+                 gg_text_str(&ends->ends_type), part, THREADS, THREADS, THREADS);
+  gg_text_printf(t,
+                 "    %%c0 = arith.constant 0 : index\n    %%c1 = arith.constant 1 : index\n"
+                 "    %%tid = gpu.thread_id x\n"
+                 "    %%G = arith.constant %lld : index\n"
+                 "    %%threads = arith.constant %d : index\n"
+                 "    %%chunk = arith.constant %lld : index\n"
+                 "    %%lo0 = arith.muli %%tid, %%chunk : index\n"
+                 "    %%lo = arith.minsi %%lo0, %%G : index\n"
+                 "    %%hi0 = arith.addi %%lo, %%chunk : index\n"
+                 "    %%hi = arith.minsi %%hi0, %%G : index\n",
+                 ends->g, THREADS, (ends->g + THREADS - 1) / THREADS);
+  gg_emit_group_axis(t, ends, "    ", "total");
+  gg_emit_group_ends_loop(t, ends, "    ", "agg", "%lo", "%hi", "%c0", "%total", false);
+  gg_text_printf(t,
+                 "    %%agg64 = arith.index_cast %%agg : index to i64\n"
+                 "    memref.store %%agg64, %%part[%%tid] : %s\n"
+                 "    gpu.barrier\n"
+                 "    %%first = arith.cmpi eq, %%tid, %%c0 : index\n"
+                 "    scf.if %%first {\n"
+                 "      %%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> "
+                 "(index) {\n"
+                 "        %%p64 = memref.load %%part[%%i] : %s\n"
+                 "        %%p = arith.index_cast %%p64 : i64 to index\n"
+                 "        %%r64 = arith.index_cast %%r : index to i64\n"
+                 "        memref.store %%r64, %%part[%%i] : %s\n",
+                 part, part, part);
+  gg_emit_group_end(t, ends, "        ", "rn", "%r", "%p", "%total");
+  gg_text_printf(t,
+                 "        scf.yield %%rn : index\n      }\n    }\n"
+                 "    gpu.barrier\n"
+                 "    %%s64 = memref.load %%part[%%tid] : %s\n"
+                 "    %%s = arith.index_cast %%s64 : i64 to index\n",
+                 part);
+  gg_emit_group_ends_loop(t, ends, "    ", "last", "%lo", "%hi", "%s", "%total", true);
+  gg_text_printf(t, "    gpu.return\n  }\n");
 }
 
 static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_options* options) {
@@ -999,10 +1108,7 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   kernel_shape k;
   memset(&k, 0, sizeof k);
   k.chip = options->chip;
-  if (!tile_of(grid, &k)) {
-    gg_emit_error(grid, "gg-to-amdgpu: the grid holds no mma (run gg-tile first)");
-    return false;
-  }
+  if (!tile_of(grid, &k)) return false;
   int fnuz = !strcmp(k.f8, "f8E4M3FNUZ");
   if (k.chip == GG_TARGET_GFX942 && !fnuz) {
     gg_emit_error(grid, "gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn");
@@ -1032,6 +1138,29 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   snprintf(fname, sizeof fname, "%.*s", (int)sym_name.length, sym_name.data);
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   intptr_t argc = mlirBlockGetNumArguments(entry);
+  // Packed groups: their ends come from a kernel of their own, into a workspace argument.
+  gg_op_list ends_ops = {0};
+  gg_collect_ops(func, GG_OP_GROUP_ENDS, &ends_ops);
+  gg_group_ends_op ends;
+  bool has_ends = ends_ops.count > 0, ok = true;
+  if (ends_ops.count > 1) {
+    gg_emit_error(func, "gg-to-amdgpu: one gg.group_ends per function");
+    ok = false;
+  } else if (has_ends) {
+    ok = gg_group_ends_op_read(ends_ops.ops[0], &ends);
+    for (int i = 0; ok && i < 2; ++i) {
+      MlirValue operand = mlirOperationGetOperand(ends_ops.ops[0], i);
+      if (!mlirValueIsABlockArgument(operand) ||
+          !mlirBlockEqual(mlirBlockArgumentGetOwner(operand), entry)) {
+        gg_emit_error(ends_ops.ops[0], "gg-to-amdgpu: gg.group_ends must read the function's "
+                                       "arguments (its own kernel has no other values)");
+        ok = false;
+        gg_group_ends_op_free(&ends);
+      }
+    }
+  }
+  gg_op_list_free(&ends_ops);
+  if (!ok) return false;
   int64_t wpe = 0;
   gg_attr_int(grid, "waves_per_eu", &wpe);
   char descriptor[512] = "";
@@ -1050,6 +1179,7 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
     gg_text_printf(&t, "%s%%arg%d: ", i ? ", " : "", (int)i);
     gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
   }
+  if (has_ends) gg_text_printf(&t, ", %%ends: %s", gg_text_str(&ends.ends_type));
   gg_text_printf(&t,
                  ") workgroup(%%lds: %s) kernel attributes {known_block_size = array<i32: %d, 1, 1>, "
                  "rocdl.flat_work_group_size = \"%d,%d\"",
@@ -1057,15 +1187,21 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   if (wpe > 0) gg_text_printf(&t, ", rocdl.waves_per_eu = %d : i32", (int)wpe);
   gg_text_printf(&t,
                  "} {\n    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
-                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n}\n");
+                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n");
+  // The group ends kernel follows the main one: code objects, their assembly and metadata
+  // list the main kernel first (gg_isa_stats_parse reads the first).
+  if (has_ends) emit_group_ends_kernel(&t, fname, entry, &ends);
+  gg_text_printf(&t, "}\n");
   MlirContext ctx = mlirOperationGetContext(module);
   MlirOperation gpu_module = mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
   gg_text_free(&t);
+  if (has_ends) gg_group_ends_op_free(&ends);
   if (mlirOperationIsNull(gpu_module)) {
     gg_emit_error(func, "internal error: the kernel skeleton does not parse");
     return false;
   }
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
+  // The main kernel is the module's first gpu.func (the group ends kernel follows it).
   MlirOperation kernel = mlirBlockGetFirstOperation(
       mlirRegionGetFirstBlock(mlirOperationGetRegion(gpu_module, 0)));
   while (!gg_op_is(kernel, "gpu.func")) kernel = mlirOperationGetNextInBlock(kernel);
@@ -1076,9 +1212,18 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   MlirOperation bz = mlirOperationGetNextInBlock(by);
   MlirOperation ret = mlirBlockGetTerminator(body);
   k.tid = mlirOperationGetResult(tid, 0);
-  k.lds = mlirBlockGetArgument(body, argc);  // workgroup attributions follow the arguments
+  // Workgroup attributions follow the arguments (and the workspace).
+  k.lds = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0));
   for (intptr_t i = 0; i < argc; ++i)
     mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, i), mlirBlockGetArgument(body, i));
+  if (has_ends) {
+    gg_op_list list = {0};
+    gg_collect_ops(func, GG_OP_GROUP_ENDS, &list);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(list.ops[0], 0),
+                                  mlirBlockGetArgument(body, argc));
+    mlirOperationDestroy(list.ops[0]);
+    gg_op_list_free(&list);
+  }
   // The function's prologue (views, extents) runs in the kernel; its grid extents become
   // dead code there. The grid's body follows, on the workgroup's ids.
   MlirOperation func_return = mlirBlockGetTerminator(entry);

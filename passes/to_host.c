@@ -13,6 +13,7 @@
 #include "dialect/dialect.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "passes/group_ends.h"
 #include "passes/pass.h"
 #include "passes/tile_lowering.h"
 
@@ -572,6 +573,41 @@ static MlirValue carry_out(gg_tile_lowering* l, MlirOperation yield, MlirValue l
   return iteration_argument;
 }
 
+// gg.group_ends: a buffer of the G ends, filled by one loop before the grid and freed
+// before the function returns.
+static bool lower_group_ends(MlirOperation op, MlirOperation ret) {
+  gg_group_ends_op ends;
+  if (!gg_group_ends_op_read(op, &ends)) return false;
+  const char* type = gg_text_str(&ends.ends_type);
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t,
+                 "func.func @ends(%%meta: %s, %%a: %s) -> %s {\n"
+                 "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n"
+                 "  %%G = arith.constant %lld : index\n",
+                 gg_text_str(&ends.meta_type), gg_text_str(&ends.a_type), type, ends.g);
+  gg_emit_group_axis(&t, &ends, "  ", "total");
+  gg_text_printf(&t, "  %%ends = memref.alloc() : %s\n", type);
+  gg_emit_group_ends_loop(&t, &ends, "  ", "last", "%c0", "%G", "%c0", "%total", true);
+  gg_text_printf(&t, "  return %%ends : %s\n}\n", type);
+  MlirValue args[2] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1)};
+  MlirValue buffer;
+  bool ok = !t.failed && gg_inline_template(op, gg_text_str(&t), args, 2, &buffer, 1);
+  if (ok) {
+    gg_text_clear(&t);
+    gg_text_printf(&t, "func.func @free(%%b: %s) {\n  memref.dealloc %%b : %s\n  return\n}\n",
+                   type, type);
+    ok = !t.failed && gg_inline_template(ret, gg_text_str(&t), &buffer, 1, NULL, 0);
+  }
+  if (ok) {
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), buffer);
+    mlirOperationDestroy(op);
+  }
+  gg_text_free(&t);
+  gg_group_ends_op_free(&ends);
+  return ok;
+}
+
 static const gg_tile_target host_target = {
     .pass_name = "gg-to-host",
     .load_tile = lower_load_tile,
@@ -593,6 +629,12 @@ static bool run(MlirOperation func, const void* options) {
   gg_op_list_free(&grids);
   if (!ok || grid_count == 0) return ok;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  gg_op_list ends = {0};
+  gg_collect_ops(func, GG_OP_GROUP_ENDS, &ends);
+  for (size_t i = 0; i < ends.count && ok; ++i)
+    ok = lower_group_ends(ends.ops[i], mlirBlockGetTerminator(entry));
+  gg_op_list_free(&ends);
+  if (!ok) return false;
   host_state state = {mlirBlockGetFirstOperation(entry), mlirBlockGetTerminator(entry)};
   gg_tile_lowering l = {&host_target, &state, {0}, {0}, true};
   return gg_tile_lower(&l, entry, func);

@@ -2,6 +2,7 @@
 #include "runtime/code_object.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------
@@ -177,10 +178,18 @@ static void read_kernel(mp* m, gg_kernel_info* k) {
   }
 }
 
+// True when `ends` is named <kernel's name>_group_ends.
+static int group_ends_of(const gg_kernel_info* ends, const gg_kernel_info* kernel) {
+  size_t n = strlen(kernel->name);
+  return n > 0 && !strncmp(ends->name, kernel->name, n) && !strcmp(ends->name + n, "_group_ends");
+}
+
 static gg_status read_metadata(const uint8_t* p, size_t n, gg_code_object_info* info) {
   mp m = {p, p + n, 0};
   int64_t entries = mp_container(&m, 1);
-  int kernels = 0;
+  int64_t kernels = 0;
+  gg_kernel_info* read = calloc(2, sizeof *read);
+  if (!read) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   for (int64_t i = 0; i < entries && !m.error; ++i) {
     char key[64];
     if (!mp_string(&m, key, sizeof key)) break;
@@ -189,18 +198,39 @@ static gg_status read_metadata(const uint8_t* p, size_t n, gg_code_object_info* 
     } else if (!strcmp(key, "amdhsa.kernels")) {
       int64_t count = mp_container(&m, 0);
       for (int64_t j = 0; j < count && !m.error; ++j) {
-        if (j == 0) read_kernel(&m, &info->kernel);
+        if (j < 2) read_kernel(&m, &read[j]);
         else mp_skip(&m, 0);
       }
-      kernels = (int)count;
+      kernels = count;
     } else {
       mp_skip(&m, 0);
     }
   }
-  if (m.error) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: malformed AMDGPU metadata");
-  if (kernels != 1)
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: %d kernels, expected one", kernels);
-  return GG_OK;
+  gg_status status = GG_OK;
+  if (m.error) {
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "code object: malformed AMDGPU metadata");
+  } else if (kernels == 1) {
+    info->kernel = read[0];
+  } else if (kernels == 2) {
+    // A kernel and its group ends kernel, in either order.
+    int ends = group_ends_of(&read[1], &read[0]) ? 1 : group_ends_of(&read[0], &read[1]) ? 0 : -1;
+    if (ends < 0) {
+      status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                              "code object: kernels %s and %s are not a kernel and its "
+                              "_group_ends kernel",
+                              read[0].name, read[1].name);
+    } else {
+      info->kernel = read[1 - ends];
+      info->group_ends = read[ends];
+      info->has_group_ends = 1;
+    }
+  } else {
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "code object: %lld kernels, expected one (and its _group_ends kernel)",
+                            (long long)kernels);
+  }
+  free(read);
+  return status;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -36,7 +36,10 @@ typedef struct gg_code_object_info {
   uint32_t machine;          // e_machine (224: EM_AMDGPU)
   uint32_t elf_type;         // e_type (3: ET_DYN)
   char target[96];           // amdhsa.target, e.g. amdgcn-amd-amdhsa--gfx950
-  gg_kernel_info kernel;     // gg code objects hold one kernel
+  gg_kernel_info kernel;     // the kernel
+  // Packed groups' code objects also hold <kernel>_group_ends, launched first.
+  int has_group_ends;
+  gg_kernel_info group_ends;
   char descriptor[512];      // the <kernel>_gg_descriptor string ("" if absent)
 } gg_code_object_info;
 

@@ -48,8 +48,26 @@ static void put_hidden(const gg_kernel_arg_info* a, const int64_t grid[3], uint8
   }
 }
 
+size_t gg_workspace_bytes(const gg_op_desc* desc) {
+  return gg_layout_has_group_ends(desc->layout) ? (size_t)desc->g * sizeof(int64_t) : 0;
+}
+
+// One memref argument: pointers, offset 0, sizes and strides.
+static gg_status put_memref(const gg_kernel_info* k, uint32_t* index, const void* pointer,
+                            const gg_operand_shape* shape, uint8_t* out, size_t out_size) {
+  uint64_t address = (uint64_t)(uintptr_t)pointer;
+  GG_RETURN_IF_ERROR(put(k, (*index)++, address, 1, out, out_size));  // allocated
+  GG_RETURN_IF_ERROR(put(k, (*index)++, address, 1, out, out_size));  // aligned
+  GG_RETURN_IF_ERROR(put(k, (*index)++, 0, 0, out, out_size));        // offset
+  int64_t fields[6];
+  int count = gg_operand_shape_memref_fields(shape, fields);  // sizes, then strides
+  for (int f = 0; f < count; ++f)
+    GG_RETURN_IF_ERROR(put(k, (*index)++, (uint64_t)fields[f], 0, out, out_size));
+  return GG_OK;
+}
+
 gg_status gg_kernarg_build(const gg_kernel_info* k, const gg_op_desc* desc,
-                           void* const buffers[GG_OPERAND_COUNT], int64_t m,
+                           void* const buffers[GG_OPERAND_COUNT], int64_t m, void* workspace,
                            const int64_t grid[3], uint8_t* out, size_t out_size) {
   if (out_size < k->kernarg_size)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "kernarg buffer of %zu bytes, kernel needs %u",
@@ -59,14 +77,15 @@ gg_status gg_kernarg_build(const gg_kernel_info* k, const gg_op_desc* desc,
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
     gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
     if (!shape.present) continue;
-    uint64_t address = (uint64_t)(uintptr_t)buffers[i];
-    GG_RETURN_IF_ERROR(put(k, index++, address, 1, out, out_size));  // allocated
-    GG_RETURN_IF_ERROR(put(k, index++, address, 1, out, out_size));  // aligned
-    GG_RETURN_IF_ERROR(put(k, index++, 0, 0, out, out_size));        // offset
-    int64_t fields[6];
-    int count = gg_operand_shape_memref_fields(&shape, fields);  // sizes, then strides
-    for (int f = 0; f < count; ++f)
-      GG_RETURN_IF_ERROR(put(k, index++, (uint64_t)fields[f], 0, out, out_size));
+    GG_RETURN_IF_ERROR(put_memref(k, &index, buffers[i], &shape, out, out_size));
+  }
+  if (gg_layout_has_group_ends(desc->layout)) {
+    if (!workspace && desc->g > 0)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "kernel %s: the %s layout needs a workspace for its group ends",
+                            k->name, gg_layout_name(desc->layout));
+    gg_operand_shape ends = {1, 1, {desc->g, 0, 0}, GG_DTYPE_I64};
+    GG_RETURN_IF_ERROR(put_memref(k, &index, workspace, &ends, out, out_size));
   }
   // Anything past our arguments must be a hidden argument.
   for (; index < k->arg_count; ++index) {

@@ -22,11 +22,17 @@ extern "C" {
 // Writes the kernel arguments for the operands (device addresses in buffers, shapes from
 // gg_operand_shape_of(desc, ., m)) into out[0, kernel->kernarg_size), zero elsewhere.
 // Each memref of rank r is, in order: allocated and aligned pointers, offset, r sizes and
-// r strides, matched against the metadata's argument list. Hidden arguments describing
+// r strides, matched against the metadata's argument list. For packed groups
+// (gg_layout_has_group_ends) the workspace of G int64 group ends follows as a 1-D memref;
+// both the kernel and its _group_ends kernel take this image. Hidden arguments describing
 // the launch (block counts, group sizes of `grid` workgroups) are filled; others stay 0.
 gg_status gg_kernarg_build(const gg_kernel_info* kernel, const gg_op_desc* desc,
-                           void* const buffers[GG_OPERAND_COUNT], int64_t m,
+                           void* const buffers[GG_OPERAND_COUNT], int64_t m, void* workspace,
                            const int64_t grid[3], uint8_t* out, size_t out_size);
+
+// The workspace a launch of desc needs on the device (G int64 group ends; 0 for layouts
+// without packed groups).
+size_t gg_workspace_bytes(const gg_op_desc* desc);
 
 // The 64-byte AQL kernel dispatch packet, every field but the first 32 bits (header and
 // setup), which the launcher publishes last with one release store.

@@ -122,6 +122,7 @@ struct gg_hsa_device {
   char chip[64];
   hsa_amd_memory_pool_t kernarg_pool;
   hsa_amd_memory_pool_t fine_pool;
+  hsa_amd_memory_pool_t device_pool;  // the GPU's own memory (the fine pool where it has none)
   hsa_queue_t* queue;
   void* zeros;  // 4 zero bytes of shared memory, copied over unaligned output edges
   _Atomic int queue_error;  // hsa_status_t the queue's error callback saw (0: none)
@@ -174,10 +175,10 @@ static hsa_status_t visit_pool(hsa_amd_memory_pool_t pool, void* data) {
   return HSA_STATUS_SUCCESS;
 }
 
-static gg_status find_pool(hsa_agent_t cpu, uint32_t flag, const char* what,
+static gg_status find_pool(hsa_agent_t agent, uint32_t flag, const char* what,
                            hsa_amd_memory_pool_t* out) {
   pool_search search = {flag, {0}, 0};
-  HSA_RETURN_IF_ERROR(api.hsa_amd_agent_iterate_memory_pools(cpu, visit_pool, &search),
+  HSA_RETURN_IF_ERROR(api.hsa_amd_agent_iterate_memory_pools(agent, visit_pool, &search),
                       "listing memory pools");
   if (!search.found) return gg_status_make(GG_STATUS_UNAVAILABLE, "HSA offers no %s pool", what);
   *out = search.pool;
@@ -236,6 +237,10 @@ static gg_status device_init(gg_hsa_device* device, int index) {
                                "kernarg", &device->kernarg_pool));
   GG_RETURN_IF_ERROR(find_pool(device->cpu, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED,
                                "fine-grained system", &device->fine_pool));
+  gg_status no_device_pool = find_pool(device->agent, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED,
+                                       "device", &device->device_pool);
+  if (no_device_pool) device->device_pool = device->fine_pool;  // an APU: one memory
+  gg_status_free(no_device_pool);
   uint32_t queue_size = 0;
   HSA_RETURN_IF_ERROR(api.hsa_agent_get_info(device->agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE,
                                              &queue_size),
@@ -311,13 +316,48 @@ void gg_hsa_free(gg_hsa_device* device, void* pointer) {
 // ---------------------------------------------------------------------------------------
 // Kernels.
 
-struct gg_hsa_kernel {
-  gg_hsa_device* device;
-  hsa_executable_t executable;
+// One kernel of a loaded executable.
+typedef struct hsa_entry {
   gg_kernel_info info;  // from the code object's metadata
   uint64_t kernel_object;
   uint32_t kernarg_size, group_size, private_size;  // as HSA loaded them
+} hsa_entry;
+
+struct gg_hsa_kernel {
+  gg_hsa_device* device;
+  hsa_executable_t executable;
+  hsa_entry main;
+  int has_group_ends;
+  hsa_entry group_ends;  // packed groups: launched first, into the workspace
 };
+
+static gg_status entry_load(gg_hsa_kernel* kernel, hsa_entry* entry) {
+  gg_hsa_device* device = kernel->device;
+  hsa_executable_symbol_t symbol;
+  hsa_status_t status = api.hsa_executable_get_symbol_by_name(kernel->executable, entry->info.symbol,
+                                                              &device->agent, &symbol);
+  if (status != HSA_STATUS_SUCCESS) return hsa_error(status, entry->info.symbol);
+  HSA_RETURN_IF_ERROR(api.hsa_executable_symbol_get_info(
+                          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &entry->kernel_object),
+                      "reading the kernel object");
+  HSA_RETURN_IF_ERROR(
+      api.hsa_executable_symbol_get_info(
+          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, &entry->kernarg_size),
+      "reading the kernarg segment size");
+  HSA_RETURN_IF_ERROR(
+      api.hsa_executable_symbol_get_info(
+          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &entry->group_size),
+      "reading the group segment size");
+  HSA_RETURN_IF_ERROR(
+      api.hsa_executable_symbol_get_info(
+          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, &entry->private_size),
+      "reading the private segment size");
+  if (entry->kernarg_size < entry->info.kernarg_size)
+    return gg_status_make(GG_STATUS_INTERNAL,
+                          "HSA reports %u kernarg bytes for %s; its metadata says %u",
+                          entry->kernarg_size, entry->info.name, entry->info.kernarg_size);
+  return GG_OK;
+}
 
 static gg_status kernel_load(gg_hsa_kernel* kernel, const void* code_object, size_t size) {
   gg_hsa_device* device = kernel->device;
@@ -333,30 +373,8 @@ static gg_status kernel_load(gg_hsa_kernel* kernel, const void* code_object, siz
   if (status != HSA_STATUS_SUCCESS) return hsa_error(status, "loading the code object");
   HSA_RETURN_IF_ERROR(api.hsa_executable_freeze(kernel->executable, NULL),
                       "freezing the executable");
-  hsa_executable_symbol_t symbol;
-  status = api.hsa_executable_get_symbol_by_name(kernel->executable, kernel->info.symbol,
-                                                 &device->agent, &symbol);
-  if (status != HSA_STATUS_SUCCESS) return hsa_error(status, kernel->info.symbol);
-  HSA_RETURN_IF_ERROR(api.hsa_executable_symbol_get_info(
-                          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel->kernel_object),
-                      "reading the kernel object");
-  HSA_RETURN_IF_ERROR(
-      api.hsa_executable_symbol_get_info(
-          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, &kernel->kernarg_size),
-      "reading the kernarg segment size");
-  HSA_RETURN_IF_ERROR(
-      api.hsa_executable_symbol_get_info(
-          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &kernel->group_size),
-      "reading the group segment size");
-  HSA_RETURN_IF_ERROR(
-      api.hsa_executable_symbol_get_info(
-          symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, &kernel->private_size),
-      "reading the private segment size");
-  if (kernel->kernarg_size < kernel->info.kernarg_size)
-    return gg_status_make(GG_STATUS_INTERNAL,
-                          "HSA reports %u kernarg bytes for %s; its metadata says %u",
-                          kernel->kernarg_size, kernel->info.name, kernel->info.kernarg_size);
-  return GG_OK;
+  GG_RETURN_IF_ERROR(entry_load(kernel, &kernel->main));
+  return kernel->has_group_ends ? entry_load(kernel, &kernel->group_ends) : GG_OK;
 }
 
 gg_status gg_hsa_kernel_load(gg_hsa_device* device, const void* code_object, size_t size,
@@ -368,7 +386,9 @@ gg_status gg_hsa_kernel_load(gg_hsa_device* device, const void* code_object, siz
   gg_code_object_info info;
   gg_status status = gg_code_object_read(code_object, size, &info);
   if (!status) {
-    kernel->info = info.kernel;
+    kernel->main.info = info.kernel;
+    kernel->has_group_ends = info.has_group_ends;
+    kernel->group_ends.info = info.group_ends;
     char chip[64];
     chip_of_isa(info.target, chip, sizeof chip);
     if (strcmp(chip, device->chip) != 0)
@@ -423,29 +443,42 @@ static uint64_t reserve_slot(hsa_queue_t* queue) {
   return index;
 }
 
-static gg_status dispatch(gg_hsa_kernel* kernel, const int64_t grid[3], void* kernarg) {
-  gg_hsa_device* device = kernel->device;
+// One packet of a launch.
+typedef struct launch_step {
+  const hsa_entry* entry;
+  int64_t grid[3];
+  void* kernarg;
+} launch_step;
+
+// Publishes the steps' packets in order and waits for the last. Every packet carries the
+// barrier bit, so each starts after the one before it has finished.
+static gg_status dispatch(gg_hsa_device* device, const launch_step* steps, int count) {
   hsa_signal_t done;
   HSA_RETURN_IF_ERROR(api.hsa_signal_create(1, 0, NULL, &done), "creating a signal");
-  gg_aql_packet body;
-  gg_status status = gg_aql_build(&body, grid, &kernel->info, kernel->kernel_object,
-                                  (uint64_t)(uintptr_t)kernarg, done.handle);
+  gg_aql_packet bodies[2];
+  gg_status status = GG_OK;
+  for (int i = 0; i < count && !status; ++i) {
+    const hsa_entry* e = steps[i].entry;
+    status = gg_aql_build(&bodies[i], steps[i].grid, &e->info, e->kernel_object,
+                          (uint64_t)(uintptr_t)steps[i].kernarg, i == count - 1 ? done.handle : 0);
+    bodies[i].group_segment_size = e->group_size;
+    bodies[i].private_segment_size = e->private_size;
+  }
   if (status) {
     api.hsa_signal_destroy(done);
     return status;
   }
-  body.group_segment_size = kernel->group_size;
-  body.private_segment_size = kernel->private_size;
-
   hsa_queue_t* queue = device->queue;
-  uint64_t index = reserve_slot(queue);
-  gg_aql_packet* slot = (gg_aql_packet*)queue->base_address + (index & (queue->size - 1));
-  // Everything but the first word, then header and setup together with one release store:
-  // the packet processor must never see a valid header over a half-written packet.
-  memcpy((uint8_t*)slot + 4, (const uint8_t*)&body + 4, sizeof body - 4);
-  uint32_t header_and_setup = (uint32_t)gg_aql_header() | ((uint32_t)gg_aql_setup() << 16);
-  atomic_store_explicit((_Atomic uint32_t*)slot, header_and_setup, memory_order_release);
-  api.hsa_signal_store_screlease(queue->doorbell_signal, (hsa_signal_value_t)index);
+  for (int i = 0; i < count; ++i) {
+    uint64_t index = reserve_slot(queue);
+    gg_aql_packet* slot = (gg_aql_packet*)queue->base_address + (index & (queue->size - 1));
+    // Everything but the first word, then header and setup together with one release
+    // store: the packet processor must never see a valid header over a half-written packet.
+    memcpy((uint8_t*)slot + 4, (const uint8_t*)&bodies[i] + 4, sizeof bodies[i] - 4);
+    uint32_t header_and_setup = (uint32_t)gg_aql_header() | ((uint32_t)gg_aql_setup() << 16);
+    atomic_store_explicit((_Atomic uint32_t*)slot, header_and_setup, memory_order_release);
+    api.hsa_signal_store_screlease(queue->doorbell_signal, (hsa_signal_value_t)index);
+  }
 
   // Wait in slices so a queue error (reported through the callback) ends the wait.
   while (api.hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, 100000000ull,
@@ -462,24 +495,39 @@ gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
   gg_hsa_device* device = kernel->device;
   GG_RETURN_IF_ERROR(queue_status(device));
   GG_RETURN_IF_ERROR(gg_launch_check(desc, buffers, m));
+  size_t workspace_bytes = gg_workspace_bytes(desc);
+  if (gg_layout_has_group_ends(desc->layout) != (kernel->has_group_ends != 0))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the code object for %s %s a _group_ends kernel",
+                          kernel->main.info.name, kernel->has_group_ends ? "has" : "lacks");
 
+  launch_step steps[2];
+  int count = 0;
+  if (kernel->has_group_ends) steps[count++] = (launch_step){&kernel->group_ends, {1, 1, 1}, NULL};
+  launch_step* main_step = &steps[count++];
+  *main_step = (launch_step){&kernel->main, {0, 0, 0}, NULL};
   gg_grid_dim_rule rules[3];
   gg_grid_rules(desc, rules);
-  int64_t grid[3];
-  for (int d = 0; d < 3; ++d) grid[d] = gg_grid_dim(&rules[d], m);
+  for (int d = 0; d < 3; ++d) main_step->grid[d] = gg_grid_dim(&rules[d], m);
 
   // Kernel arguments first: a bad image must fail before any output byte is written.
-  void* kernarg = NULL;
-  GG_RETURN_IF_ERROR(pool_alloc(device, device->kernarg_pool, kernel->kernarg_size, &kernarg));
-  gg_status status = gg_kernarg_build(&kernel->info, desc, buffers, m, grid, kernarg,
-                                      kernel->kernarg_size);
+  void* workspace = NULL;
+  gg_status status = GG_OK;
+  if (workspace_bytes) status = pool_alloc(device, device->device_pool, workspace_bytes, &workspace);
+  for (int i = 0; i < count && !status; ++i) {
+    status = pool_alloc(device, device->kernarg_pool, steps[i].entry->kernarg_size, &steps[i].kernarg);
+    if (!status)
+      status = gg_kernarg_build(&steps[i].entry->info, desc, buffers, m, workspace, steps[i].grid,
+                                steps[i].kernarg, steps[i].entry->kernarg_size);
+  }
   gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
   if (!status && plan.zero_output) {
     gg_operand_shape out = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
     status = device_zero(device, buffers[GG_OPERAND_OUT],
                          (size_t)gg_operand_shape_numel(&out) * gg_dtype_size(out.dtype));
   }
-  if (!status && plan.launch) status = dispatch(kernel, grid, kernarg);
-  api.hsa_amd_memory_pool_free(kernarg);
+  if (!status && plan.launch) status = dispatch(device, steps, count);
+  for (int i = 0; i < count; ++i)
+    if (steps[i].kernarg) api.hsa_amd_memory_pool_free(steps[i].kernarg);
+  if (workspace) api.hsa_amd_memory_pool_free(workspace);
   return status;
 }

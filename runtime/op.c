@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gg/op.h"
+#include "runtime/checked.h"
 
 static const char* const layout_names[GG_LAYOUT_COUNT] = {
     "sizes", "offsets", "padded", "batched", "n_offsets", "k_offsets"};
@@ -57,6 +58,10 @@ gg_layout gg_layout_of_op(gg_op_kind op, gg_ranks ranks) {
     case GG_RANKS_2D2D: return GG_LAYOUT_K_OFFSETS;
     default: return GG_LAYOUT_OFFSETS;
   }
+}
+
+int gg_layout_has_group_ends(gg_layout layout) {
+  return layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_OFFSETS || layout == GG_LAYOUT_N_OFFSETS;
 }
 
 gg_tile_config gg_tile_config_default(void) {
@@ -161,6 +166,7 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
                             "tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", d.tile.m,
                             d.tile.n, d.tile.k, (long long)lds, gg_target_name(d.target),
                             (long long)gg_lds_capacity(d.target));
+    GG_RETURN_IF_ERROR(gg_amd_addressing_check(&d, GG_DYNAMIC));
   }
 
   if (d.b_layout == GG_B_PRESHUFFLED) {
@@ -180,6 +186,14 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "the k_offsets layout cannot be unrolled: its K trip count is a "
                           "runtime value");
+  int64_t k_tiles = (d.k + d.tile.k - 1) / d.tile.k;
+  if (d.tile.loop == GG_LOOP_UNROLLED && k_tiles > GG_MAX_UNROLLED_K_TILES)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "an unrolled K loop holds at most %d tiles (K <= %lld at tile_k %d); "
+                          "K=%lld needs %lld: use the rolled loop (--loop rolled), whose code "
+                          "size does not grow with K",
+                          GG_MAX_UNROLLED_K_TILES, (long long)GG_MAX_UNROLLED_K_TILES * d.tile.k,
+                          d.tile.k, (long long)d.k, (long long)k_tiles);
   return GG_OK;
 }
 
@@ -289,8 +303,10 @@ static gg_operand_shape shape3(int64_t d0, int64_t d1, int64_t d2, gg_dtype t) {
   return s;
 }
 
-// m times c, staying symbolic when m is.
-static int64_t times(int64_t m, int64_t c) { return m == GG_DYNAMIC ? GG_DYNAMIC : m * c; }
+// m times c, staying symbolic when m is (saturating: gg_operand_sizes_check refuses it).
+static int64_t times(int64_t m, int64_t c) {
+  return m == GG_DYNAMIC ? GG_DYNAMIC : gg_saturating_mul(m, c);
+}
 
 static int a_is_3d(gg_layout layout) {
   return layout == GG_LAYOUT_PADDED || layout == GG_LAYOUT_BATCHED ||
@@ -321,7 +337,7 @@ gg_operand_shape gg_operand_shape_of(const gg_op_desc* d, gg_operand operand, in
         return (n_split || k_split) ? shape2(kb, nb, GG_DTYPE_F32)
                                     : shape3(g, kb, nb, GG_DTYPE_F32);
       if (n_split) return shape1(n, GG_DTYPE_F32);
-      if (k_split) return shape1(g * n, GG_DTYPE_F32);
+      if (k_split) return shape1(gg_saturating_mul(g, n), GG_DTYPE_F32);
       return shape2(g, n, GG_DTYPE_F32);
     case GG_OPERAND_META:
       if (layout == GG_LAYOUT_BATCHED) {
@@ -346,9 +362,35 @@ int64_t gg_operand_shape_numel(const gg_operand_shape* shape) {
   int64_t numel = 1;
   for (int i = 0; i < shape->rank; ++i) {
     if (shape->dims[i] == GG_DYNAMIC) return GG_DYNAMIC;
-    numel *= shape->dims[i];
+    numel = gg_saturating_mul(numel, shape->dims[i]);
   }
   return shape->present ? numel : 0;
+}
+
+void gg_dims_format(const int64_t* dims, int rank, char* buffer, size_t size) {
+  size_t used = (size_t)snprintf(buffer, size, "[");
+  for (int r = 0; r < rank && used < size; ++r)
+    used += (size_t)snprintf(buffer + used, size - used, "%s%lld", r ? ", " : "",
+                             (long long)dims[r]);
+  if (used < size) snprintf(buffer + used, size - used, "]");
+}
+
+gg_status gg_operand_sizes_check(const gg_op_desc* desc, int64_t m) {
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
+    if (!shape.present) continue;
+    int64_t bytes = gg_saturating_mul(gg_operand_shape_numel(&shape),
+                                      (int64_t)gg_dtype_size(shape.dtype));
+    if (bytes > GG_MAX_OPERAND_BYTES) {
+      char dims[128];
+      gg_dims_format(shape.dims, shape.rank, dims, sizeof dims);
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "%s %s would hold more than 2^47 bytes, more than a process can "
+                            "address",
+                            gg_operand_name((gg_operand)i), dims);
+    }
+  }
+  return GG_OK;
 }
 
 size_t gg_dtype_size(gg_dtype dtype) {
@@ -433,6 +475,41 @@ gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND
   for (int i = 0; i < GG_OPERAND_COUNT; ++i)
     if (gg_operand_shape_of(desc, (gg_operand)i, m).present && !buffers[i])
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "%s is NULL", gg_operand_name((gg_operand)i));
+  GG_RETURN_IF_ERROR(gg_operand_sizes_check(desc, m));
+  return gg_amd_addressing_check(desc, m);
+}
+
+// One span: `count` elements of `bytes` each from a view's base must fit GG_AMD_VIEW_BYTES.
+static gg_status amd_span(const gg_op_desc* d, const char* what, int64_t count, int64_t bytes,
+                          const char* remedy) {
+  if (gg_saturating_mul(count, bytes) <= GG_AMD_VIEW_BYTES) return GG_OK;
+  return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                        "%s spans %lld bytes on %s, past the %lld bytes a buffer offset reaches "
+                        "from the tile's base (32-bit offsets): %s",
+                        what, (long long)gg_saturating_mul(count, bytes), gg_target_name(d->target),
+                        (long long)GG_AMD_VIEW_BYTES, remedy);
+}
+
+gg_status gg_amd_addressing_check(const gg_op_desc* in, int64_t m) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  if (d.target != GG_TARGET_GFX942 && d.target != GG_TARGET_GFX950) return GG_OK;
+  const int64_t tm = d.tile.m, tn = d.tile.n, kb = d.k / 128, nb = d.n / 128;
+  if (m == GG_DYNAMIC) {
+    GG_RETURN_IF_ERROR(amd_span(&d, "a tile's rows of A (tile_m x K)", tm * d.k, 1,
+                                "use a smaller tile_m or K"));
+    GG_RETURN_IF_ERROR(amd_span(&d, "a tile's rows of B (tile_n x K)", tn * d.k, 1,
+                                "use a smaller tile_n or K"));
+    GG_RETURN_IF_ERROR(amd_span(&d, "a tile's rows of the output (tile_m x N bf16)", tm * d.n, 2,
+                                "use a smaller tile_m or N"));
+    if (d.scaling == GG_SCALING_BLOCKWISE)
+      GG_RETURN_IF_ERROR(amd_span(&d, "a group's w_scale blocks (K/128 x N/128)", kb * nb + nb, 4,
+                                  "use a smaller K or N"));
+    return GG_OK;
+  }
+  // x_scale's blocks of a tile's rows lie K/128 strides of (at most) m rows apart.
+  if (d.scaling == GG_SCALING_BLOCKWISE)
+    GG_RETURN_IF_ERROR(amd_span(&d, "a tile's x_scale blocks (K/128 x M)",
+                                gg_saturating_mul(kb, m) + tm, 4, "split the launch along M"));
   return GG_OK;
 }
 

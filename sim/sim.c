@@ -36,7 +36,9 @@ typedef struct stype {
 } stype;
 
 typedef struct memref_desc {
-  uint8_t* base;
+  uint8_t* base;     // the first element: the aligned pointer plus the offset
+  uint8_t* aligned;  // the kernel argument's allocation, which views must stay inside
+  int64_t alloc_bytes;
   int elem_bytes;
   int rank;
   int64_t sizes[4], strides[4];
@@ -59,7 +61,7 @@ typedef enum opcode {
   OP_XORI, OP_SHLI, OP_SHRUI, OP_SHRSI, OP_CMPI, OP_SELECT, OP_INDEX_CAST, OP_INDEX_CASTUI,
   OP_EXTUI, OP_EXTSI, OP_TRUNCI, OP_BITCAST, OP_ADDF, OP_SUBF, OP_MULF, OP_TRUNCF, OP_EXTF,
   OP_V_BROADCAST, OP_V_EXTRACT, OP_V_INSERT, OP_V_SHUFFLE, OP_V_LOAD, OP_V_STORE,
-  OP_M_DIM, OP_M_CAST, OP_M_COLLAPSE, OP_M_LOAD,
+  OP_M_DIM, OP_M_CAST, OP_M_COLLAPSE, OP_M_REINTERPRET,
   OP_THREAD_ID, OP_BLOCK_ID, OP_BARRIER, OP_RETURN,
   OP_FOR, OP_IF, OP_YIELD,
   OP_BUFFER_LOAD, OP_BUFFER_STORE, OP_MFMA,
@@ -245,7 +247,8 @@ static const op_entry op_table[] = {
     {"vector.shuffle", OP_V_SHUFFLE},    {"vector.bitcast", OP_BITCAST},
     {"vector.load", OP_V_LOAD},          {"vector.store", OP_V_STORE},
     {"memref.dim", OP_M_DIM},            {"memref.cast", OP_M_CAST},
-    {"memref.collapse_shape", OP_M_COLLAPSE}, {"memref.load", OP_M_LOAD},
+    {"memref.collapse_shape", OP_M_COLLAPSE}, {"memref.load", OP_V_LOAD},
+    {"memref.store", OP_V_STORE},        {"memref.reinterpret_cast", OP_M_REINTERPRET},
     {"gpu.thread_id", OP_THREAD_ID},     {"gpu.block_id", OP_BLOCK_ID},
     {"gpu.barrier", OP_BARRIER},         {"amdgpu.lds_barrier", OP_BARRIER},
     {"gpu.return", OP_RETURN},           {"scf.for", OP_FOR},
@@ -327,6 +330,31 @@ static int compile_op(sim* s, MlirOperation op, sim_op* out) {
     case OP_V_SHUFFLE:
       out->list = dense_i64_list(mlirOperationGetAttributeByName(op, gg_str("mask")), &out->nlist);
       break;
+    case OP_M_REINTERPRET: {
+      // list = static offset, then sizes, then strides (ShapedType's dynamic marker where
+      // an operand gives the value); imm = the result's rank.
+      static const char* const names[3] = {"static_offsets", "static_sizes", "static_strides"};
+      int64_t* parts[3];
+      int counts[3];
+      for (int i = 0; i < 3; ++i)
+        parts[i] = dense_i64_list(mlirOperationGetAttributeByName(op, gg_str(names[i])), &counts[i]);
+      out->imm = counts[1];
+      if (counts[0] != 1 || counts[1] != counts[2] || counts[1] < 1 || counts[1] > 4) {
+        fail(s, op, "only ranked reinterpret casts with one offset are simulated");
+      } else {
+        out->nlist = 1 + 2 * counts[1];
+        out->list = malloc((size_t)out->nlist * sizeof *out->list);
+        if (out->list) {
+          out->list[0] = parts[0][0];
+          for (int i = 0; i < counts[1]; ++i) {
+            out->list[1 + i] = parts[1][i];
+            out->list[1 + counts[1] + i] = parts[2][i];
+          }
+        }
+      }
+      for (int i = 0; i < 3; ++i) free(parts[i]);
+      break;
+    }
     case OP_M_COLLAPSE: {
       MlirAttribute groups = mlirOperationGetAttributeByName(op, gg_str("reassociation"));
       int n = (int)mlirArrayAttrGetNumElements(groups);
@@ -671,6 +699,8 @@ static void move_elements(uint8_t* p, uint64_t* v, int n, int elem_bytes, int is
   }
 }
 
+// vector.load/store, and memref.load/store (a scalar is one element), on LDS with the race
+// checks or on global memory within the memref.
 static void exec_vector_memory(sim* s, const sim_op* o, const uint8_t* mask) {
   int is_store = o->code == OP_V_STORE;
   int value_id_ = is_store ? o->in[0] : o->out[0];
@@ -697,6 +727,60 @@ static void exec_vector_memory(sim* s, const sim_op* o, const uint8_t* mask) {
   }
 }
 
+// The value of a uniform operand (a memref view's offset, size or stride): the same in every
+// active lane, as a buffer descriptor's fields must be (they live in scalar registers).
+static int uniform_operand(sim* s, const sim_op* o, int operand, const uint8_t* mask,
+                           int64_t* value) {
+  int seen = 0;
+  for (int l = 0; l < LANES; ++l) {
+    if (!mask[l]) continue;
+    int64_t v = (int64_t)lane_data(s, o->in[operand], l)[0];
+    if (seen && v != *value) {
+      fail(s, o->op, "operand %d differs across lanes (%lld in lane %d, %lld before): a buffer "
+                     "view must be uniform", operand, (long long)v, l, (long long)*value);
+      return 0;
+    }
+    *value = v;
+    seen = 1;
+  }
+  if (!seen) *value = 0;
+  return 1;
+}
+
+// memref.reinterpret_cast: a view of the kernel argument's allocation from an element
+// offset, with its own sizes and strides; it must lie inside the allocation.
+static void exec_reinterpret(sim* s, const sim_op* o, const uint8_t* mask) {
+  const memref_desc* m = &s->values[o->in[0]].mem;
+  memref_desc r = *m;
+  int rank = (int)o->imm, operand = 1;
+  int64_t fields[9];
+  for (int i = 0; i < o->nlist; ++i) {
+    fields[i] = o->list[i];
+    if (fields[i] == INT64_MIN && !uniform_operand(s, o, operand++, mask, &fields[i])) return;
+  }
+  int64_t offset = fields[0], extent = 0;
+  r.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    r.sizes[d] = fields[1 + d];
+    r.strides[d] = fields[1 + rank + d];
+    if (r.sizes[d] < 0 || r.strides[d] < 0) {
+      fail(s, o->op, "a view with a negative size or stride");
+      return;
+    }
+    int64_t span = r.sizes[d] * r.strides[d];
+    if (span > extent) extent = span;
+  }
+  r.base = m->aligned + offset * m->elem_bytes;
+  r.bytes = extent * m->elem_bytes;
+  if (offset < 0 || offset * m->elem_bytes + r.bytes > m->alloc_bytes) {
+    fail(s, o->op, "a view of bytes [%lld, %lld) outside its buffer of %lld bytes",
+         (long long)(offset * m->elem_bytes), (long long)(offset * m->elem_bytes + r.bytes),
+         (long long)m->alloc_bytes);
+    return;
+  }
+  s->values[o->out[0]].mem = r;
+}
+
 // Buffer loads and stores: the offset is a 32-bit byte count; past num_records a load reads
 // zero and a store is dropped. A partly out-of-range access is chip-dependent: refused.
 static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
@@ -712,12 +796,21 @@ static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
     fail(s, o->op, "sgprOffset is not simulated");
     return;
   }
+  // gfx9's descriptor holds num_records in 32 bits: a larger buffer is silently truncated.
+  if (m->bytes > (int64_t)UINT32_MAX) {
+    fail(s, o->op, "a buffer descriptor over %lld bytes: num_records holds 32 bits, so the "
+                   "hardware would see %llu", (long long)m->bytes,
+         (unsigned long long)((uint64_t)m->bytes & UINT32_MAX));
+    return;
+  }
   for (int l = 0; l < LANES; ++l) {
     if (!mask[l]) continue;
+    // The lowering computes the byte offset in 32 bits (index times stride times element
+    // size), wrapping as the hardware's voffset does.
     uint32_t offset = 0;
     for (int d = 0; d < nidx; ++d)
       offset += (uint32_t)lane_data(s, o->in[first_index + d], l)[0] * (uint32_t)m->strides[d];
-    uint64_t byte = (uint64_t)offset * (uint64_t)m->elem_bytes;
+    uint64_t byte = (uint32_t)(offset * (uint32_t)m->elem_bytes);
     uint64_t* v = lane_data(s, value_id_, l);
     if (byte >= (uint64_t)m->bytes) {  // out of range: zero, or dropped
       if (!is_store) memset(v, 0, (size_t)n * sizeof *v);
@@ -946,24 +1039,6 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
       break;
     }
     case OP_V_LOAD: case OP_V_STORE: exec_vector_memory(s, o, mask); break;
-    case OP_M_LOAD: {
-      const memref_desc* m = &s->values[o->in[0]].mem;
-      const stype* t = &s->values[o->out[0]].type;
-      for (int l = 0; l < LANES; ++l) {
-        if (!mask[l]) continue;
-        int64_t index[4];
-        for (int d = 0; d < o->nin - 1 && d < 4; ++d) index[d] = (int64_t)lane_data(s, o->in[1 + d], l)[0];
-        int64_t byte = offset_of(m, index, o->nin - 1) * m->elem_bytes;
-        if (byte < 0 || byte + t->bits / 8 > m->bytes || m->is_lds) {
-          fail(s, o->op, "load outside its memref (lane %d)", l);
-          return;
-        }
-        uint64_t x = 0;
-        for (int b = 0; b < t->bits / 8; ++b) x |= (uint64_t)m->base[byte + b] << (8 * b);
-        lane_data(s, o->out[0], l)[0] = x;
-      }
-      break;
-    }
     case OP_M_DIM: {
       const memref_desc* m = &s->values[o->in[0]].mem;
       for (int l = 0; l < LANES; ++l) {
@@ -974,6 +1049,7 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
       break;
     }
     case OP_M_CAST: s->values[o->out[0]].mem = s->values[o->in[0]].mem; break;
+    case OP_M_REINTERPRET: exec_reinterpret(s, o, mask); break;
     case OP_M_COLLAPSE: {
       const memref_desc* m = &s->values[o->in[0]].mem;
       memref_desc r = *m;
@@ -1024,12 +1100,28 @@ static int exec_block(sim* s, const sim_block* b, const uint8_t* mask, const int
 // ---------------------------------------------------------------------------------------
 // Kernel setup and the grid.
 
-static MlirOperation find_kernel(MlirOperation module) {
+// The module's kernels: the main one and, for packed groups, `<main>_group_ends`, which a
+// launch runs first (one workgroup) to fill the workspace of group ends.
+static gg_status find_kernels(MlirOperation module, MlirOperation* main_kernel,
+                              MlirOperation* ends_kernel) {
   gg_op_list funcs = {0};
   gg_collect_ops(module, "gpu.func", &funcs);
-  MlirOperation kernel = funcs.count == 1 ? funcs.ops[0] : (MlirOperation){NULL};
+  *main_kernel = *ends_kernel = (MlirOperation){NULL};
+  int others = 0;
+  for (size_t i = 0; i < funcs.count; ++i) {
+    MlirStringRef name =
+        mlirStringAttrGetValue(mlirOperationGetAttributeByName(funcs.ops[i], gg_str("sym_name")));
+    static const char suffix[] = "_group_ends";
+    size_t n = sizeof suffix - 1;
+    if (name.length > n && !memcmp(name.data + name.length - n, suffix, n)) *ends_kernel = funcs.ops[i];
+    else if (mlirOperationIsNull(*main_kernel)) *main_kernel = funcs.ops[i];
+    else ++others;
+  }
   gg_op_list_free(&funcs);
-  return kernel;
+  if (mlirOperationIsNull(*main_kernel) || others)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "sim: the module must hold one kernel (and its _group_ends kernel)");
+  return GG_OK;
 }
 
 static void sim_free(sim* s) {
@@ -1044,25 +1136,28 @@ static void sim_free(sim* s) {
   free(s->lds_reader);
 }
 
-gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
-                     void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
-                     gg_sim_stats* stats) {
-  gg_op_desc desc = gg_op_desc_with_defaults(in_desc);
-  if (stats) memset(stats, 0, sizeof *stats);
-  GG_RETURN_IF_ERROR(gg_launch_check(&desc, buffers, m));
-  gg_launch_plan plan = gg_launch_plan_of(&desc, m, zeroing);
-  gg_operand_shape out_shape = gg_operand_shape_of(&desc, GG_OPERAND_OUT, m);
-  if (plan.zero_output)
-    memset(buffers[GG_OPERAND_OUT], 0,
-           (size_t)gg_operand_shape_numel(&out_shape) * gg_dtype_size(out_shape.dtype));
-  if (!plan.launch) return GG_OK;
+// Binds a kernel argument to a row-major buffer of the given dims.
+static void bind_buffer(memref_desc* d, void* base, int elem_bytes, int rank, const int64_t* dims) {
+  d->base = d->aligned = base;
+  d->elem_bytes = elem_bytes;
+  d->rank = rank;
+  int64_t stride = 1;
+  for (int r = rank - 1; r >= 0; --r) {
+    d->sizes[r] = dims[r];
+    d->strides[r] = stride;
+    stride *= dims[r];
+  }
+  d->bytes = d->alloc_bytes = stride * elem_bytes;
+}
 
-  MlirOperation kernel = find_kernel(module);
-  if (mlirOperationIsNull(kernel))
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim: the module holds no single gpu.func");
+// Runs one kernel over the workgroups [lo, hi) of a grid: its arguments are the operands
+// present, then the workspace (when given), then one workgroup attribution (LDS).
+static gg_status run_kernel(MlirOperation kernel, const gg_op_desc* desc,
+                            void* const buffers[GG_OPERAND_COUNT], int64_t m, int64_t* workspace,
+                            const int64_t lo[3], const int64_t hi[3], gg_sim_stats* stats) {
   sim* s = calloc(1, sizeof *s);
   if (!s) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  s->desc = &desc;
+  s->desc = desc;
   s->table_size = 1u << 16;
   s->table = calloc(s->table_size, sizeof *s->table);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
@@ -1071,26 +1166,24 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
   s->error = GG_OK;
   if (!status && !s->table) status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
 
-  // Kernel arguments: the operands, then the LDS attribution.
   int present = 0;
   for (int i = 0; !status && i < GG_OPERAND_COUNT; ++i) {
-    gg_operand_shape shape = gg_operand_shape_of(&desc, (gg_operand)i, m);
+    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
     if (!shape.present) continue;
     if (present >= s->body.nargs) {
       status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim: the kernel takes too few arguments");
       break;
     }
-    memref_desc* d = &s->values[s->body.args[present++]].mem;
-    d->base = buffers[i];
-    d->elem_bytes = (int)gg_dtype_size(shape.dtype);
-    d->rank = shape.rank;
-    int64_t stride = 1;
-    for (int r = shape.rank - 1; r >= 0; --r) {
-      d->sizes[r] = shape.dims[r];
-      d->strides[r] = stride;
-      stride *= shape.dims[r];
+    bind_buffer(&s->values[s->body.args[present++]].mem, buffers[i], (int)gg_dtype_size(shape.dtype),
+                shape.rank, shape.dims);
+  }
+  if (!status && workspace) {
+    if (present >= s->body.nargs) {
+      status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim: the kernel takes no workspace");
+    } else {
+      int64_t groups = desc->g;
+      bind_buffer(&s->values[s->body.args[present++]].mem, workspace, 8, 1, &groups);
     }
-    d->bytes = stride * d->elem_bytes;
   }
   if (!status && present + 1 != s->body.nargs)
     status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
@@ -1098,19 +1191,17 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
                             s->body.nargs - 1, present);
   if (!status) {
     MlirType lds_type = mlirValueGetType(mlirBlockGetArgument(body, present));
-    s->lds_bytes = mlirShapedTypeGetDimSize(lds_type, 0);
+    MlirType element = mlirShapedTypeGetElementType(lds_type);
+    int elem_bytes = mlirTypeIsAInteger(element) ? ((int)mlirIntegerTypeGetWidth(element) + 7) / 8 : 1;
+    int64_t elems = mlirShapedTypeGetDimSize(lds_type, 0);
+    s->lds_bytes = elems * elem_bytes;
     s->lds = malloc((size_t)s->lds_bytes);
     s->lds_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_epoch);
     s->lds_writer = malloc((size_t)s->lds_bytes * sizeof *s->lds_writer);
     s->lds_read_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_read_epoch);
     s->lds_reader = malloc((size_t)s->lds_bytes * sizeof *s->lds_reader);
     memref_desc* d = &s->values[s->body.args[present]].mem;
-    d->base = s->lds;
-    d->elem_bytes = 1;
-    d->rank = 1;
-    d->sizes[0] = s->lds_bytes;
-    d->strides[0] = 1;
-    d->bytes = s->lds_bytes;
+    bind_buffer(d, s->lds, elem_bytes, 1, &elems);
     d->is_lds = 1;
     for (int i = 0; i < s->nvalues && !status; ++i) {
       if (s->values[i].type.kind == K_MEMREF) continue;
@@ -1121,13 +1212,9 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
       status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
 
-  gg_grid_dim_rule rules[3];
-  gg_grid_rules(&desc, rules);
-  int64_t grid[3];
-  for (int d = 0; d < 3; ++d) grid[d] = gg_grid_dim(&rules[d], m);
-  for (int64_t z = 0; !status && z < grid[2]; ++z)
-    for (int64_t y = 0; !status && y < grid[1]; ++y)
-      for (int64_t x = 0; !status && x < grid[0]; ++x) {
+  for (int64_t z = lo[2]; !status && z < hi[2]; ++z)
+    for (int64_t y = lo[1]; !status && y < hi[1]; ++y)
+      for (int64_t x = lo[0]; !status && x < hi[0]; ++x) {
         s->block_id[0] = x;
         s->block_id[1] = y;
         s->block_id[2] = z;
@@ -1139,8 +1226,62 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* in_desc,
         status = s->error;
         s->error = GG_OK;
       }
-  if (stats) *stats = s->stats;
+  stats->workgroups += s->stats.workgroups;
+  stats->ops_executed += s->stats.ops_executed;
+  stats->mfmas += s->stats.mfmas;
+  stats->barriers += s->stats.barriers;
   sim_free(s);
   free(s);
+  return status;
+}
+
+gg_status gg_sim_run(MlirOperation module, const gg_op_desc* desc,
+                     void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                     gg_sim_stats* stats) {
+  static const int64_t lo[3] = {0, 0, 0}, hi[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+  return gg_sim_run_window(module, desc, buffers, m, zeroing, lo, hi, stats);
+}
+
+gg_status gg_sim_run_window(MlirOperation module, const gg_op_desc* in_desc,
+                            void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                            const int64_t lo[3], const int64_t hi[3], gg_sim_stats* stats) {
+  gg_op_desc desc = gg_op_desc_with_defaults(in_desc);
+  gg_sim_stats local;
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof *stats);
+  GG_RETURN_IF_ERROR(gg_launch_check(&desc, buffers, m));
+  gg_launch_plan plan = gg_launch_plan_of(&desc, m, zeroing);
+  gg_operand_shape out_shape = gg_operand_shape_of(&desc, GG_OPERAND_OUT, m);
+  if (plan.zero_output)
+    memset(buffers[GG_OPERAND_OUT], 0,
+           (size_t)gg_operand_shape_numel(&out_shape) * gg_dtype_size(out_shape.dtype));
+  if (!plan.launch) return GG_OK;
+
+  MlirOperation main_kernel, ends_kernel;
+  GG_RETURN_IF_ERROR(find_kernels(module, &main_kernel, &ends_kernel));
+  int needs_ends = gg_layout_has_group_ends(desc.layout);
+  if (needs_ends != !mlirOperationIsNull(ends_kernel))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim: the %s layout %s a _group_ends kernel",
+                          gg_layout_name(desc.layout), needs_ends ? "needs" : "has no");
+  // The workspace starts as garbage, as device memory would: the ends kernel must write it.
+  int64_t* workspace = NULL;
+  gg_status status = GG_OK;
+  if (needs_ends) {
+    workspace = malloc((size_t)desc.g * sizeof *workspace);
+    if (!workspace) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    memset(workspace, 0xA5, (size_t)desc.g * sizeof *workspace);
+    static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    status = run_kernel(ends_kernel, &desc, buffers, m, workspace, zero, one, stats);
+  }
+  gg_grid_dim_rule rules[3];
+  gg_grid_rules(&desc, rules);
+  int64_t from[3], to[3];
+  for (int d = 0; d < 3; ++d) {
+    int64_t extent = gg_grid_dim(&rules[d], m);
+    from[d] = lo[d] < 0 ? 0 : lo[d] > extent ? extent : lo[d];
+    to[d] = hi[d] < from[d] ? from[d] : hi[d] > extent ? extent : hi[d];
+  }
+  if (!status) status = run_kernel(main_kernel, &desc, buffers, m, workspace, from, to, stats);
+  free(workspace);
   return status;
 }

@@ -36,6 +36,13 @@ gg_status gg_sim_run(MlirOperation module, const gg_op_desc* desc,
                      void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
                      gg_sim_stats* stats);
 
+// As gg_sim_run, but only the workgroups [lo, hi) of the kernel's grid run (clamped to
+// the grid): one tile of a launch too large to simulate whole. A group ends kernel runs
+// whole, first, as in any launch.
+gg_status gg_sim_run_window(MlirOperation module, const gg_op_desc* desc,
+                            void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                            const int64_t lo[3], const int64_t hi[3], gg_sim_stats* stats);
+
 #ifdef __cplusplus
 }
 #endif

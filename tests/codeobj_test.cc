@@ -72,12 +72,21 @@ TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   std::string notes = Shell("/usr/lib/llvm-22/bin/llvm-readelf --notes " + path);
   EXPECT_NE(notes.find("amdhsa.target:   amdgcn-amd-amdhsa--" + chip_name), std::string::npos) << notes;
   EXPECT_NE(notes.find(".symbol:         " + std::string(name) + ".kd"), std::string::npos) << notes;
-  // A memref argument of rank r is two 8-byte pointers, then 1 + 2r 4-byte indices
-  // (offset, sizes, strides; the device's index is 32-bit), aligned to 8.
+  // A memref argument of rank r is two 8-byte pointers, then 1 + 2r 8-byte indices
+  // (offset, sizes, strides: the device's index is 64-bit, so operands past 4 GiB are
+  // addressable); packed groups add the workspace of their ends (rank 1).
   long long kernarg = 0;
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
     gg_operand_shape s = gg_operand_shape_of(&d, (gg_operand)i, GG_DYNAMIC);
-    if (s.present) kernarg = (kernarg + 7) / 8 * 8 + 16 + 4 * (1 + 2 * s.rank);
+    if (s.present) kernarg += 16 + 8 * (1 + 2 * s.rank);
+  }
+  if (gg_layout_has_group_ends(d.layout)) {
+    kernarg += 16 + 8 * 3;
+    EXPECT_NE(notes.find(".symbol:         " + std::string(name) + "_group_ends.kd"),
+              std::string::npos)
+        << notes;
+  } else {
+    EXPECT_EQ(notes.find("_group_ends"), std::string::npos) << notes;
   }
   EXPECT_EQ(ValueAfter(notes, ".kernarg_segment_size:"), kernarg);
   EXPECT_EQ(ValueAfter(notes, ".private_segment_fixed_size:"), 0) << "scratch in use";

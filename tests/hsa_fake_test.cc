@@ -30,8 +30,10 @@ struct Fake {
   int (*bad_headers)();
   int (*initialised)();
   int (*live_allocations)();
-  const uint8_t* (*last_packet)();
-  const uint8_t* (*last_kernarg)();
+  const uint8_t* (*packet)(int back);  // back 0: the last packet, 1: the one before
+  const uint8_t* (*kernarg)(int back);
+  const uint8_t* last_packet() { return packet(0); }
+  const uint8_t* last_kernarg() { return kernarg(0); }
 };
 
 Fake fake;
@@ -55,11 +57,10 @@ class FakeHsaEnvironment : public ::testing::Environment {
     fake.initialised = reinterpret_cast<decltype(fake.initialised)>(dlsym(library, "test_initialised"));
     fake.live_allocations =
         reinterpret_cast<decltype(fake.live_allocations)>(dlsym(library, "test_live_allocations"));
-    fake.last_packet = reinterpret_cast<decltype(fake.last_packet)>(dlsym(library, "test_last_packet"));
-    fake.last_kernarg =
-        reinterpret_cast<decltype(fake.last_kernarg)>(dlsym(library, "test_last_kernarg"));
+    fake.packet = reinterpret_cast<decltype(fake.packet)>(dlsym(library, "test_packet"));
+    fake.kernarg = reinterpret_cast<decltype(fake.kernarg)>(dlsym(library, "test_kernarg"));
     ASSERT_TRUE(fake.configure && fake.dispatches && fake.bad_headers && fake.initialised &&
-                fake.live_allocations && fake.last_packet && fake.last_kernarg);
+                fake.live_allocations && fake.packet && fake.kernarg);
   }
 };
 
@@ -152,8 +153,17 @@ TEST(FakeHsa, LaunchPublishesPacketAndKernargs) {
     int before = fake.dispatches();
     gg_status status = gg_hsa_kernel_run(kernel, &d, buffers.pointers, m, 0);
     ASSERT_EQ(status, GG_OK) << gg_status_message(status);
-    EXPECT_EQ(fake.dispatches(), before + 1);
+    // Packed groups: the group ends kernel, then the kernel, each with the barrier bit.
+    EXPECT_EQ(fake.dispatches(), before + 2);
     EXPECT_EQ(fake.bad_headers(), 0) << "header must be KERNEL_DISPATCH|barrier|system fences";
+
+    const uint8_t* e = fake.packet(1);
+    EXPECT_EQ(Le(e + 0, 2), 0x1502u);
+    EXPECT_EQ(Le(e + 12, 4), 256u) << "one workgroup";
+    EXPECT_EQ(Le(e + 16, 4), 1u);
+    EXPECT_EQ(Le(e + 20, 4), 1u);
+    EXPECT_EQ(Le(e + 32, 8), 0xC0DE0001u) << "the _group_ends kernel object";
+    EXPECT_EQ(Le(e + 56, 8), 0u) << "only the last packet signals completion";
 
     const uint8_t* p = fake.last_packet();
     EXPECT_EQ(Le(p + 0, 2), 0x1502u);
@@ -172,18 +182,29 @@ TEST(FakeHsa, LaunchPublishesPacketAndKernargs) {
     EXPECT_NE(Le(p + 40, 8), 0u);
     EXPECT_NE(Le(p + 56, 8), 0u) << "a completion signal";
 
-    // The kernel arguments HSA received are the image gg_kernarg_build makes (whose bytes
-    // runtime_test checks by hand), zero-padded, with the real buffer addresses.
+    // The kernel arguments HSA received are the images gg_kernarg_build makes (whose bytes
+    // runtime_test checks by hand), zero-padded, with the real buffer addresses and one
+    // workspace both kernels share.
+    uint64_t workspace = Le(fake.last_kernarg() + 320, 8);
+    EXPECT_NE(workspace, 0u);
+    EXPECT_EQ(Le(fake.kernarg(1) + 320, 8), workspace);
+    const int64_t grid[3] = {2, 4, 1}, one[3] = {1, 1, 1};
     std::vector<uint8_t> want(code.info.kernel.kernarg_size);
-    const int64_t grid[3] = {2, 4, 1};
-    ASSERT_EQ(gg_kernarg_build(&code.info.kernel, &d, buffers.pointers, m, grid, want.data(),
+    ASSERT_EQ(gg_kernarg_build(&code.info.kernel, &d, buffers.pointers, m,
+                               reinterpret_cast<void*>(uintptr_t(workspace)), grid, want.data(),
                                want.size()),
               GG_OK);
     EXPECT_EQ(memcmp(fake.last_kernarg(), want.data(), want.size()), 0);
+    ASSERT_EQ(gg_kernarg_build(&code.info.group_ends, &d, buffers.pointers, m,
+                               reinterpret_cast<void*>(uintptr_t(workspace)), one, want.data(),
+                               want.size()),
+              GG_OK);
+    EXPECT_EQ(memcmp(fake.kernarg(1), want.data(), want.size()), 0);
     EXPECT_EQ(Le(fake.last_kernarg() + 0, 8), uint64_t(uintptr_t(buffers.pointers[0])));
-    EXPECT_EQ(Le(fake.last_kernarg() + 192, 8), uint64_t(uintptr_t(buffers.pointers[5])));
+    EXPECT_EQ(Le(fake.last_kernarg() + 264, 8), uint64_t(uintptr_t(buffers.pointers[5])));
   }
-  EXPECT_EQ(fake.live_allocations(), baseline) << "the kernarg block is freed after the launch";
+  EXPECT_EQ(fake.live_allocations(), baseline)
+      << "the kernarg blocks and the workspace are freed after the launch";
   gg_hsa_kernel_destroy(kernel);
   gg_hsa_device_close(device);
 }
@@ -305,11 +326,11 @@ TEST(FakeHsa, PublicApiLaunchesOnTheGpu) {
   int before = fake.dispatches();
   gg_status status = gg_f8f8bf16_rowwise_grouped_stacked(context, &A, &B, &AS, &BS, &META, &OUT);
   ASSERT_EQ(status, GG_OK) << gg_status_message(status);
-  EXPECT_EQ(fake.dispatches(), before + 1);
+  EXPECT_EQ(fake.dispatches(), before + 2);  // the group ends, then the GEMM
   EXPECT_EQ(Le(fake.last_kernarg() + 0, 8), uint64_t(uintptr_t(a)));
-  EXPECT_EQ(Le(fake.last_kernarg() + 160, 8), uint64_t(uintptr_t(meta)));
-  EXPECT_EQ(Le(fake.last_kernarg() + 192, 8), uint64_t(uintptr_t(out)));
-  EXPECT_EQ(Le(fake.last_kernarg() + 212, 4), uint64_t(total_m));
+  EXPECT_EQ(Le(fake.last_kernarg() + 224, 8), uint64_t(uintptr_t(meta)));
+  EXPECT_EQ(Le(fake.last_kernarg() + 264, 8), uint64_t(uintptr_t(out)));
+  EXPECT_EQ(Le(fake.last_kernarg() + 288, 8), uint64_t(total_m));
 
   // gfx950 takes e4m3fn: e4m3fnuz operands are refused before anything is launched.
   DLTensor A_fnuz = A, B_fnuz = B;

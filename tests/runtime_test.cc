@@ -95,11 +95,20 @@ TEST_P(CodeObjectTest, MetadataOfOurKernel) {
             std::string("amdgcn-amd-amdhsa--") + gg_target_name(GetParam()));
   EXPECT_STREQ(info.kernel.name, name);
   EXPECT_EQ(std::string(info.kernel.symbol), std::string(name) + ".kd");
-  // Six memrefs (ranks 2, 3, 1, 2, 1, 2): 16 pointer bytes and 4 (1 + 2 r) index bytes
-  // each, every memref 8-aligned: 36 + 48 + 28 + 36 + 28 + 36 = 228 with padding.
-  EXPECT_EQ(info.kernel.kernarg_size, 228u);
+  // Six memrefs (ranks 2, 3, 1, 2, 1, 2) and the workspace of group ends (rank 1): 16
+  // pointer bytes and 8 (1 + 2 r) index bytes each: 56 + 72 + 40 + 56 + 40 + 56 + 40.
+  EXPECT_EQ(info.kernel.kernarg_size, 360u);
   EXPECT_EQ(info.kernel.kernarg_align, 8u);
-  EXPECT_EQ(info.kernel.arg_count, 40u);  // 6 x 3 + 2 (2 + 3 + 1 + 2 + 1 + 2)
+  EXPECT_EQ(info.kernel.arg_count, 45u);  // 7 x 3 + 2 (2 + 3 + 1 + 2 + 1 + 2 + 1)
+  // Packed groups: the group ends kernel takes the same arguments.
+  ASSERT_TRUE(info.has_group_ends);
+  EXPECT_EQ(std::string(info.group_ends.name), std::string(name) + "_group_ends");
+  EXPECT_EQ(std::string(info.group_ends.symbol), std::string(name) + "_group_ends.kd");
+  EXPECT_EQ(info.group_ends.kernarg_size, 360u);
+  EXPECT_EQ(info.group_ends.arg_count, 45u);
+  EXPECT_EQ(info.group_ends.group_segment_size, 256u * 8);  // one partial end per thread
+  EXPECT_EQ(info.group_ends.private_segment_size, 0u);
+  EXPECT_EQ(info.group_ends.reqd_workgroup_size[0], 256u);
   EXPECT_EQ(info.kernel.private_segment_size, 0u);
   EXPECT_GT(info.kernel.group_segment_size, 0u);
   EXPECT_LE(info.kernel.group_segment_size, 65536u);
@@ -125,8 +134,10 @@ TEST_P(CodeObjectTest, KernargImageByHand) {
   for (int i = 0; i < GG_OPERAND_COUNT; ++i)
     buffers[i] = reinterpret_cast<void*>(uintptr_t{0x7F0000000000} + (uintptr_t(i) << 20));
   const int64_t m = 137, grid[3] = {2, 4, 1};
+  void* workspace = reinterpret_cast<void*>(uintptr_t{0x7F0000800000});
   std::vector<uint8_t> image(512, 0xEE);
-  gg_status status = gg_kernarg_build(&info.kernel, &d, buffers, m, grid, image.data(), image.size());
+  gg_status status = gg_kernarg_build(&info.kernel, &d, buffers, m, workspace, grid, image.data(),
+                                      image.size());
   ASSERT_EQ(status, GG_OK) << gg_status_message(status);
   struct Field {
     int offset, size;
@@ -136,29 +147,33 @@ TEST_P(CodeObjectTest, KernargImageByHand) {
   auto ptr = [&](int i) { return base + (uint64_t(i) << 20); };
   const Field fields[] = {
       // A [137, 512]
-      {0, 8, ptr(0)}, {8, 8, ptr(0)}, {16, 4, 0}, {20, 4, 137}, {24, 4, 512}, {28, 4, 512}, {32, 4, 1},
+      {0, 8, ptr(0)}, {8, 8, ptr(0)}, {16, 8, 0}, {24, 8, 137}, {32, 8, 512}, {40, 8, 512}, {48, 8, 1},
       // B [3, 256, 512]
-      {40, 8, ptr(1)}, {48, 8, ptr(1)}, {56, 4, 0}, {60, 4, 3}, {64, 4, 256}, {68, 4, 512},
-      {72, 4, 256 * 512}, {76, 4, 512}, {80, 4, 1},
+      {56, 8, ptr(1)}, {64, 8, ptr(1)}, {72, 8, 0}, {80, 8, 3}, {88, 8, 256}, {96, 8, 512},
+      {104, 8, 256 * 512}, {112, 8, 512}, {120, 8, 1},
       // a_scale [137]
-      {88, 8, ptr(2)}, {96, 8, ptr(2)}, {104, 4, 0}, {108, 4, 137}, {112, 4, 1},
+      {128, 8, ptr(2)}, {136, 8, ptr(2)}, {144, 8, 0}, {152, 8, 137}, {160, 8, 1},
       // b_scale [3, 256]
-      {120, 8, ptr(3)}, {128, 8, ptr(3)}, {136, 4, 0}, {140, 4, 3}, {144, 4, 256}, {148, 4, 256}, {152, 4, 1},
+      {168, 8, ptr(3)}, {176, 8, ptr(3)}, {184, 8, 0}, {192, 8, 3}, {200, 8, 256}, {208, 8, 256},
+      {216, 8, 1},
       // M_sizes [3]
-      {160, 8, ptr(4)}, {168, 8, ptr(4)}, {176, 4, 0}, {180, 4, 3}, {184, 4, 1},
+      {224, 8, ptr(4)}, {232, 8, ptr(4)}, {240, 8, 0}, {248, 8, 3}, {256, 8, 1},
       // out [137, 256]
-      {192, 8, ptr(5)}, {200, 8, ptr(5)}, {208, 4, 0}, {212, 4, 137}, {216, 4, 256}, {220, 4, 256}, {224, 4, 1},
+      {264, 8, ptr(5)}, {272, 8, ptr(5)}, {280, 8, 0}, {288, 8, 137}, {296, 8, 256}, {304, 8, 256},
+      {312, 8, 1},
+      // the workspace: 3 group ends
+      {320, 8, 0x7F0000800000}, {328, 8, 0x7F0000800000}, {336, 8, 0}, {344, 8, 3}, {352, 8, 1},
   };
-  std::vector<bool> covered(228, false);
+  std::vector<bool> covered(360, false);
   for (const Field& f : fields) {
     EXPECT_EQ(Le(&image[f.offset], f.size), f.value) << "offset " << f.offset;
     for (int b = 0; b < f.size; ++b) covered[f.offset + b] = true;
   }
-  for (int b = 0; b < 228; ++b)
+  for (int b = 0; b < 360; ++b)
     if (!covered[b]) {
       EXPECT_EQ(image[b], 0) << "padding byte " << b << " is not zero";
     }
-  EXPECT_EQ(image[228], 0xEE) << "written past the kernarg segment";
+  EXPECT_EQ(image[360], 0xEE) << "written past the kernarg segment";
 }
 
 TEST_P(CodeObjectTest, KernargRefusals) {
@@ -169,20 +184,22 @@ TEST_P(CodeObjectTest, KernargRefusals) {
   void* buffers[GG_OPERAND_COUNT] = {};
   const int64_t grid[3] = {1, 1, 1};
   std::vector<uint8_t> image(512);
+  void* workspace = reinterpret_cast<void*>(uintptr_t{0x1000});
   // A buffer smaller than the segment.
-  gg_status status = gg_kernarg_build(&info.kernel, &d, buffers, 1, grid, image.data(), 100);
+  gg_status status =
+      gg_kernarg_build(&info.kernel, &d, buffers, 1, workspace, grid, image.data(), 100);
   EXPECT_NE(status, GG_OK);
   gg_status_free(status);
-  // An extent the device's 32-bit indices cannot hold.
-  status = gg_kernarg_build(&info.kernel, &d, buffers, int64_t{1} << 31, grid, image.data(),
-                            image.size());
+  // Packed groups without the workspace for their ends.
+  status = gg_kernarg_build(&info.kernel, &d, buffers, 1, nullptr, grid, image.data(), image.size());
   ASSERT_NE(status, GG_OK);
-  EXPECT_NE(std::string(gg_status_message(status)).find("32-bit"), std::string::npos);
+  EXPECT_NE(std::string(gg_status_message(status)).find("workspace"), std::string::npos);
   gg_status_free(status);
-  // The code object of another layout (batched: one memref fewer).
+  // The code object of another layout (batched: two memrefs fewer).
   gg_op_desc other = d;
   other.layout = GG_LAYOUT_BATCHED;
-  status = gg_kernarg_build(&info.kernel, &other, buffers, 1, grid, image.data(), image.size());
+  status = gg_kernarg_build(&info.kernel, &other, buffers, 1, nullptr, grid, image.data(),
+                            image.size());
   EXPECT_NE(status, GG_OK);
   gg_status_free(status);
 }
@@ -202,7 +219,7 @@ TEST(Kernarg, HiddenArgumentsFilled) {
   for (int r : ranks) {
     offset = (offset + 7) & ~7u;
     for (int i = 0; i < 2; ++i, offset += 8) k.args[k.arg_count++] = {offset, 8, "global_buffer"};
-    for (int i = 0; i < 1 + 2 * r; ++i, offset += 4) k.args[k.arg_count++] = {offset, 4, "by_value"};
+    for (int i = 0; i < 1 + 2 * r; ++i, offset += 8) k.args[k.arg_count++] = {offset, 8, "by_value"};
   }
   offset = (offset + 7) & ~7u;
   const uint32_t hidden = offset;
@@ -217,7 +234,7 @@ TEST(Kernarg, HiddenArgumentsFilled) {
   void* buffers[GG_OPERAND_COUNT] = {};
   const int64_t grid[3] = {5, 6, 7};
   std::vector<uint8_t> image(k.kernarg_size, 0xEE);
-  gg_status status = gg_kernarg_build(&k, &d, buffers, 64, grid, image.data(), image.size());
+  gg_status status = gg_kernarg_build(&k, &d, buffers, 64, nullptr, grid, image.data(), image.size());
   ASSERT_EQ(status, GG_OK) << gg_status_message(status);
   EXPECT_EQ(Le(&image[hidden + 0], 4), 5u);
   EXPECT_EQ(Le(&image[hidden + 4], 4), 6u);
@@ -229,7 +246,7 @@ TEST(Kernarg, HiddenArgumentsFilled) {
 
   // An argument gg does not know how to fill is refused.
   snprintf(k.args[k.arg_count - 1].value_kind, sizeof k.args[0].value_kind, "by_value");
-  status = gg_kernarg_build(&k, &d, buffers, 64, grid, image.data(), image.size());
+  status = gg_kernarg_build(&k, &d, buffers, 64, nullptr, grid, image.data(), image.size());
   ASSERT_NE(status, GG_OK);
   EXPECT_NE(std::string(gg_status_message(status)).find("does not provide"), std::string::npos);
   gg_status_free(status);

@@ -55,9 +55,13 @@ typedef enum gg_target {
 
 typedef enum gg_loop_form {
   GG_LOOP_ROLLED = 0,  // prefetching loop with a peeled last tile; code size flat in K
-  GG_LOOP_UNROLLED,    // fully unrolled (static K only)
+  GG_LOOP_UNROLLED,    // fully unrolled (static K only, at most GG_MAX_UNROLLED_K_TILES)
   GG_LOOP_FORM_COUNT
 } gg_loop_form;
+
+// The most K tiles an unrolled loop holds: code size and compile time grow with every one
+// (K = 16384 at tile_k 128 takes about 27 s to compile for gfx942); past it, roll.
+#define GG_MAX_UNROLLED_K_TILES 128
 
 typedef struct gg_tile_config {
   int32_t m, n, k;       // tile extents; all zero selects the default
@@ -84,6 +88,12 @@ typedef enum gg_ranks {
 } gg_ranks;
 
 gg_layout gg_layout_of_op(gg_op_kind op, gg_ranks ranks);
+
+// Layouts whose groups follow one another along an axis: sizes and offsets (rows),
+// n_offsets (columns). Their kernels find a tile's group by binary search over the groups'
+// ends, which a first pass computes from the metadata once per launch, on the device, into
+// a workspace of G int64 (a second kernel on GPUs, a loop on the host).
+int gg_layout_has_group_ends(gg_layout layout);
 
 // The default tile configuration (128x128x128, waves_per_eu 2, rolled).
 gg_tile_config gg_tile_config_default(void);
@@ -155,7 +165,19 @@ typedef struct gg_operand_shape {
 // the slab height M for padded, batched and n_offsets, the rows of A for k_offsets.
 // Pass GG_DYNAMIC to get the symbolic shape that kernels are compiled for.
 gg_operand_shape gg_operand_shape_of(const gg_op_desc* desc, gg_operand operand, int64_t m);
+// The element count; INT64_MAX when the product overflows (gg_operand_sizes_check
+// refuses such shapes before anything is allocated or launched).
 int64_t gg_operand_shape_numel(const gg_operand_shape* shape);
+// "[2, 3]" for a shape's dims, for messages.
+void gg_dims_format(const int64_t* dims, int rank, char* buffer, size_t size);
+
+// The most bytes one operand may hold: 2^47, the user address space of x86-64 and AArch64
+// Linux. A larger operand (or one whose extent product overflows) cannot exist in memory.
+#define GG_MAX_OPERAND_BYTES (INT64_C(1) << 47)
+
+// Refuses, naming the operand and its shape, a grouped extent m that makes any operand of
+// desc larger than GG_MAX_OPERAND_BYTES.
+gg_status gg_operand_sizes_check(const gg_op_desc* desc, int64_t m);
 // The sizes then the strides (compact row-major) a memref descriptor of the operand
 // carries, into fields[0, 2 rank); returns 2 rank.
 int gg_operand_shape_memref_fields(const gg_operand_shape* shape, int64_t fields[6]);
@@ -187,6 +209,15 @@ int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_
 // 65536 on gfx942, 163840 on gfx950, 0 for the host.
 int64_t gg_lds_capacity(gg_target target);
 
+// AMD kernels address every operand through buffer views that start where a tile's data
+// does (a 64-bit base) and reach GG_AMD_VIEW_BYTES from it (32-bit offsets; the out-of-range
+// offset lies past it). An operand may be any size; what must fit is one tile's span: its
+// rows of A, B and the output (checked on the descriptor: m = GG_DYNAMIC), and, for
+// blockwise scales, its x_scale blocks, K/128 group heights apart (checked at launch with
+// the grouped extent m). Other targets pass.
+#define GG_AMD_VIEW_BYTES INT64_C(0x7FFFFFF0)
+gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
+
 // ---------------------------------------------------------------------------------------
 // Launch rules shared by every backend: with a zero extent (m, N, K or G) nothing is
 // launched and the output is zero-filled; padded with zeroing zero-fills the output
@@ -198,8 +229,9 @@ typedef struct gg_launch_plan {
 
 gg_launch_plan gg_launch_plan_of(const gg_op_desc* desc, int64_t m, int zeroing);
 
-// What every backend checks before a launch: a non-negative grouped extent m and a
-// buffer for every operand the layout has.
+// What every backend checks before a launch: a non-negative grouped extent m, a buffer for
+// every operand the layout has, operands that fit in memory (gg_operand_sizes_check), and
+// on AMD targets spans their buffer offsets reach (gg_amd_addressing_check).
 gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
                           int64_t m);
 

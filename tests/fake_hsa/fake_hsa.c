@@ -17,6 +17,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 enum { CPU_AGENT = 1, GPU_AGENT = 2, KERNARG_POOL = 11, FINE_POOL = 12, DEVICE_POOL = 13 };
+// Kernel objects: KERNEL_OBJECT for a kernel, KERNEL_OBJECT + 1 for a _group_ends kernel.
 enum { KERNEL_OBJECT = 0xC0DE0000 };
 
 typedef struct fake_signal {
@@ -42,8 +43,8 @@ typedef struct fake_state {
   // What the packet processor saw.
   int dispatches;
   int bad_headers;
-  uint8_t last_packet[64];
-  uint8_t last_kernarg[4096];
+  uint8_t packets[2][64];     // the last packet, then the one before it
+  uint8_t kernargs[2][4096];
   int live_allocations;
 } fake_state;
 
@@ -177,10 +178,12 @@ static void process_packets(void) {
     hsa_kernel_dispatch_packet_t packet;
     memcpy(&packet, slot, sizeof packet);
     if (packet.header != 0x1502 || packet.setup != 3) ++state.bad_headers;
-    memcpy(state.last_packet, slot, 64);
-    size_t kernarg = state.kernarg_size < sizeof state.last_kernarg ? state.kernarg_size
-                                                                   : sizeof state.last_kernarg;
-    memcpy(state.last_kernarg, (const void*)(uintptr_t)packet.kernarg_address, kernarg);
+    memcpy(state.packets[1], state.packets[0], 64);
+    memcpy(state.kernargs[1], state.kernargs[0], sizeof state.kernargs[0]);
+    memcpy(state.packets[0], slot, 64);
+    size_t kernarg = state.kernarg_size < sizeof state.kernargs[0] ? state.kernarg_size
+                                                                  : sizeof state.kernargs[0];
+    memcpy(state.kernargs[0], (const void*)(uintptr_t)packet.kernarg_address, kernarg);
     ++state.dispatches;
     // The slot goes back to INVALID, as a packet processor leaves it.
     *(uint16_t*)slot = HSA_PACKET_TYPE_INVALID;
@@ -324,17 +327,18 @@ EXPORT hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executabl
   if (!agent || agent->handle != GPU_AGENT || n < 4 || strcmp(name + n - 3, ".kd") != 0 ||
       !memmem(state.code_object, state.code_object_size, name, n + 1))
     return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
-  symbol->handle = 1;
+  static const char ends[] = "_group_ends.kd";
+  size_t e = sizeof ends - 1;
+  symbol->handle = n > e && !strcmp(name + n - e, ends) ? 2 : 1;
   return HSA_STATUS_SUCCESS;
 }
 
 EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t symbol,
                                                    hsa_executable_symbol_info_t attribute,
                                                    void* value) {
-  (void)symbol;
   switch (attribute) {
     case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT:
-      *(uint64_t*)value = KERNEL_OBJECT;
+      *(uint64_t*)value = KERNEL_OBJECT + (symbol.handle == 2 ? 1 : 0);
       return HSA_STATUS_SUCCESS;
     case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE:
       *(uint32_t*)value = state.kernarg_size;
@@ -371,5 +375,6 @@ EXPORT int test_dispatches(void) { return state.dispatches; }
 EXPORT int test_bad_headers(void) { return state.bad_headers; }
 EXPORT int test_initialised(void) { return state.initialised; }
 EXPORT int test_live_allocations(void) { return state.live_allocations; }
-EXPORT const uint8_t* test_last_packet(void) { return state.last_packet; }
-EXPORT const uint8_t* test_last_kernarg(void) { return state.last_kernarg; }
+// back = 0: the last packet (and its kernel arguments); 1: the one before it.
+EXPORT const uint8_t* test_packet(int back) { return state.packets[back ? 1 : 0]; }
+EXPORT const uint8_t* test_kernarg(int back) { return state.kernargs[back ? 1 : 0]; }

@@ -1,30 +1,43 @@
-// gg-resolve-groups: the only layout-aware lowering. Packed layouts scan the metadata on
-// the device; slab layouts index it by the grid's z; batched reads nothing.
+// gg-resolve-groups: the only layout-aware lowering. Packed layouts binary-search the
+// group ends that gg.group_ends computes once per launch; slab layouts index the metadata
+// by the grid's z; batched reads nothing.
 // RUN: %gg compile --op stacked --groups 1,2,3 --N 256 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=SIZES
 // RUN: %gg compile --op mm --ranks 2d3d --groups 1,2,3 --N 256 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=OFFSETS
 // RUN: %gg compile --op dynamic --groups 1,2,3 --N 256 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=PADDED
 // RUN: %gg compile --op mm --ranks 3d3d --groups 4,4,4 --N 256 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=BATCHED
 // RUN: %gg compile --op mm --ranks 3d2d --groups 8,504,128 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=NSPLIT
 // RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=KSPLIT
+// RUN: %gg compile --op stacked --groups 1*1000 --N 256 --K 256 | %gg-opt -p gg-tile,gg-resolve-groups | FileCheck %s --check-prefix=MANY
 
-// sizes: int64 counts, a running row start, ceil(count / tile_m) tiles per group.
+// sizes: the ends of the groups once per launch, then per tile a binary search of
+// bit_length(3) = 2 steps for the last group whose first slot (start / tile_m + g) is at
+// most the tile's y index; ceil(extent / tile_m) slots per group.
+// SIZES: %[[ENDS:.*]] = "gg.group_ends"(%arg4, %arg0) {layout = "sizes", n = 256 : i64} : (memref<3xi64>, memref<?x256xf8E4M3FN>) -> memref<3xi64>
 // SIZES-NOT: gg.resolve_group
 // SIZES: "gg.grid"
 // SIZES-NEXT: ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index):
-// SIZES: %[[SCAN:.*]]:7 = scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[FOUND:.*]] = %false, {{.*}}, %[[TBASE:.*]] = %{{.*}}, %[[CURSOR:.*]] = %{{.*}})
-// SIZES: %[[RAW:.*]] = memref.load %arg4[%[[G]]] : memref<3xi64>
-// SIZES: %[[V:.*]] = arith.index_cast %[[RAW]] : i64 to index
-// SIZES: arith.maxsi %[[V]]
+// SIZES: %[[BS:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[LO:.*]] = %{{.*}}, %[[HI:.*]] = %{{.*}}) -> (index, index)
+// SIZES: %[[MID:.*]] = arith.divui
+// SIZES: memref.load %[[ENDS]][%{{.*}}] : memref<3xi64>
+// SIZES: arith.divsi %{{.*}}, %c128
+// SIZES: %[[LE:.*]] = arith.cmpi sle, %{{.*}}, %[[BY]] : index
+// SIZES: arith.select %[[LE]], %[[MID]], %[[LO]] : index
+// SIZES: arith.select %[[LE]], %[[HI]], %[[MID]] : index
+// SIZES: memref.load %[[ENDS]][%{{.*}}] : memref<3xi64>
 // SIZES: arith.ceildivsi %{{.*}}, %c128
-// SIZES: arith.cmpi slt, %[[BY]], %{{.*}} : index
-// SIZES: scf.if %[[SCAN]]#0 {
+// SIZES: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// SIZES: scf.if %[[VALID]] {
 
-// offsets: int32 inclusive prefix sums; a group ends at its own entry.
+// offsets: the same search; the group ends come from the int32 prefix ends.
+// OFFSETS: "gg.group_ends"(%arg4, %arg0) {layout = "offsets", n = 256 : i64} : (memref<3xi32>, memref<?x256xf8E4M3FN>) -> memref<3xi64>
 // OFFSETS: scf.for
-// OFFSETS: %[[RAW:.*]] = memref.load %arg4[%{{.*}}] : memref<3xi32>
-// OFFSETS: arith.index_cast %[[RAW]] : i32 to index
 // OFFSETS: arith.ceildivsi
 // OFFSETS: scf.if
+
+// 1000 groups: bit_length(1000) = 10 steps, O(log G) loads per tile.
+// MANY: "gg.group_ends"{{.*}} -> memref<1000xi64>
+// MANY: arith.constant 10 : index
+// MANY: scf.for
 
 // padded: one slab per group (grid z); the valid rows come from zero_start_index_M.
 // PADDED: ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index):
@@ -42,11 +55,12 @@
 // BATCHED: arith.subi %dim, %[[ROW0]] : index
 // BATCHED: scf.if
 
-// n_offsets: the scan runs over N blocks (the grid's x), tiles of tile_n columns.
+// n_offsets: the search runs over N blocks (the grid's x), tiles of tile_n columns.
+// NSPLIT: %[[ENDS:.*]] = "gg.group_ends"(%arg4, %arg0) {layout = "n_offsets", n = 640 : i64}
 // NSPLIT: ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index):
 // NSPLIT: scf.for
-// NSPLIT: memref.load %arg4[%{{.*}}] : memref<3xi32>
-// NSPLIT: arith.cmpi slt, %[[BX]], %{{.*}} : index
+// NSPLIT: memref.load %[[ENDS]][%{{.*}}] : memref<3xi64>
+// NSPLIT: arith.cmpi sle, %{{.*}}, %[[BX]] : index
 // NSPLIT: scf.if
 
 // k_offsets: the group is grid z; its K range [k_lo, k_hi) is read and clamped to K.

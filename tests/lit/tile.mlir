@@ -10,13 +10,15 @@
 // CHECK-NOT: gg.grouped_matmul
 // CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[B2:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1], [2]] : memref<4x256x512xf8E4M3FN> into memref<1024x512xf8E4M3FN>
+// Packed groups: their ends, once per launch, for the tiles' binary search.
+// CHECK: %[[ENDS:.*]] = "gg.group_ends"(%arg4, %arg0) {layout = "sizes", n = 256 : i64} : (memref<4xi64>, memref<?x512xf8E4M3FN>) -> memref<4xi64>
 // Grid: N/tile_n blocks by total_M/tile_m + G tiles.
 // CHECK: %[[GX:.*]] = arith.constant 2 : index
 // CHECK: %[[Q:.*]] = arith.divsi %[[ROWS]], %{{.*}} : index
 // CHECK: %[[GY:.*]] = arith.addi %[[Q]], %{{.*}} : index
 // CHECK: "gg.grid"(%[[GX]], %[[GY]], %{{.*}}) ({
 // CHECK: ^bb0(%[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index):
-// CHECK: %[[F:.*]]:15 = "gg.resolve_group"(%[[BX]], %[[BY]], %[[BZ]], %[[ROWS]], %arg4) {g = 4 : i64, k = 512 : i64, layout = "sizes", n = 256 : i64, scaling = "rowwise", tile_m = 128 : i64, tile_n = 128 : i64}
+// CHECK: %[[F:.*]]:15 = "gg.resolve_group"(%[[BX]], %[[BY]], %[[BZ]], %[[ROWS]], %[[ENDS]]) {g = 4 : i64, k = 512 : i64, layout = "sizes", n = 256 : i64, scaling = "rowwise", tile_m = 128 : i64, tile_n = 128 : i64}
 // CHECK: scf.if %[[F]]#0 {
 // CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[F]]#9 step %{{.*}} iter_args(%[[ACCI:.*]] = %{{.*}}) -> (vector<128x128xf32>)
 // CHECK: %[[AT:.*]] = "gg.load_tile"(%{{.*}}, %[[F]]#2, %[[F]]#3, %[[K]], %[[F]]#8, %[[F]]#9) {mask_k = true, mask_rows = true, operand = "a"} {{.*}} -> vector<128x128xf8E4M3FN>

@@ -10,14 +10,25 @@
 // GFX950: module attributes {gpu.container_module}
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
 // GFX950: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950(
-// GFX950-SAME: workgroup(%[[LDS:.*]] : memref<32768xi8, #gpu.address_space<workgroup>>)
+// The kernel's arguments: the operands, then the workspace of the group ends.
+// GFX950-SAME: %[[ENDS:[a-z0-9_]+]]: memref<2xi64>) workgroup(%[[LDS:.*]] : memref<32768xi8, #gpu.address_space<workgroup>>)
 // GFX950-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, rocdl.flat_work_group_size = "256,256", rocdl.waves_per_eu = 2 : i32}
 // GFX950: gpu.thread_id x
 // GFX950: gpu.block_id x
-// Loads: 16-byte buffer loads, out-of-range lanes sent past the buffer.
+// The tile's group: a binary search over the ends.
+// GFX950: memref.load %[[ENDS]][%{{.*}}] : memref<2xi64>
+// Loads: 16-byte buffer loads from a view that starts at the tile (a 64-bit base; the
+// lanes' offsets are 32-bit and relative to it), its size capped below the offset that
+// out-of-range lanes are sent to.
+// GFX950: %[[N:.*]] = memref.dim %[[FLAT:.*]], %{{.*}} : memref<?xf8E4M3FN>
+// GFX950: %[[B:.*]] = arith.minsi %{{.*}}, %[[N]] : index
+// GFX950: %[[R:.*]] = arith.subi %[[N]], %[[B]] : index
+// GFX950: %[[CAP:.*]] = arith.constant 2147483632 : index
+// GFX950: %[[LEN:.*]] = arith.minsi %[[R]], %[[CAP]] : index
+// GFX950: %[[VIEW:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[B]]], sizes: [%[[LEN]]], strides: [1] : memref<?xf8E4M3FN> to memref<?xf8E4M3FN, strided<[1], offset: ?>>
 // GFX950: %[[OOB:.*]] = arith.constant 2147483632 : i32
 // GFX950: arith.select %{{.*}}, %{{.*}}, %[[OOB]] : i32
-// GFX950: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FN>, i32 -> vector<16xf8E4M3FN>
+// GFX950: amdgpu.raw_buffer_load %[[VIEW]][%{{.*}}] : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
 // Staging: the 16-byte chunk index XOR the row (mod chunks per row).
 // GFX950: arith.xori
 // GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
@@ -26,17 +37,28 @@
 // GFX950: gpu.barrier
 // Epilogue: scales, bf16, LDS shuffle, 16-byte stores.
 // GFX950: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
-// GFX950: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<8xbf16> -> memref<?xbf16>, i32
+// GFX950: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<8xbf16> -> memref<?xbf16, strided<[1], offset: ?>>, i32
 // GFX950-NOT: "gg.
+// The group ends kernel follows: one workgroup folds its chunks of the counts, thread 0
+// scans the 256 partial ends in LDS, each thread stores its chunk's ends.
+// GFX950: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_group_ends(
+// GFX950-SAME: %[[META:[a-z0-9_]+]]: memref<2xi64>, %{{[a-z0-9_]+}}: memref<?x256xbf16>, %[[WS:[a-z0-9_]+]]: memref<2xi64>) workgroup(%[[PART:.*]] : memref<256xi64, #gpu.address_space<workgroup>>)
+// GFX950: memref.load %[[META]]
+// GFX950: memref.store %{{.*}}, %[[PART]][%{{.*}}]
+// GFX950: gpu.barrier
+// GFX950: scf.if
+// GFX950: gpu.barrier
+// GFX950: memref.store %{{.*}}, %[[WS]][%{{.*}}] : memref<2xi64>
+// GFX950: gpu.return
 
 // gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments.
-// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FNUZ>, i32 -> vector<16xf8E4M3FNUZ>
+// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
 // GFX942: vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<8xi8>
 // GFX942: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 
 // 3D-2D with N = 258 (not a multiple of 8): output rows are not 16-byte aligned, so the
 // epilogue stores element by element.
-// NARROW: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<1xbf16> -> memref<?xbf16>, i32
+// NARROW: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%{{.*}}] : vector<1xbf16> -> memref<?xbf16, strided<[1], offset: ?>>, i32
 // NARROW-NOT: vector<8xbf16> -> memref
 
 // FLAVOUR: error: gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn

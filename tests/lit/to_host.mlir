@@ -8,6 +8,16 @@
 // CHECK-NOT: "gg.
 // Buffers are allocated once per call, before the grid.
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<128x128xf32>
+// The group ends: one loop over the counts, each clamped to [0, total] and added, the
+// running end clamped to the total.
+// CHECK: %[[ENDS:.*]] = memref.alloc() : memref<2xi64>
+// CHECK: scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PREV:.*]] = %{{.*}}) -> (index)
+// CHECK: memref.load %arg4[%[[G]]] : memref<2xi64>
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: arith.addi %[[PREV]]
+// CHECK: arith.minsi
+// CHECK: memref.store %{{.*}}, %[[ENDS]][%[[G]]] : memref<2xi64>
 // CHECK: scf.for %[[Z:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT: scf.for %[[Y:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NEXT: scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step
@@ -26,6 +36,7 @@
 // CHECK: arith.constant 32767 : i32
 // CHECK: arith.bitcast %{{.*}} : i16 to bf16
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x256xbf16>
+// CHECK: memref.dealloc %[[ENDS]] : memref<2xi64>
 // CHECK: memref.dealloc
 // CHECK: return
 

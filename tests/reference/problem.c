@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/checked.h"
 #include "tests/reference/numerics.h"
 
 uint64_t gg_rng_next(gg_rng* rng) {
@@ -55,16 +56,23 @@ static float random_scale(gg_rng* rng, gg_data_kind data) {
   return (float)ldexp(1.0 + unit, (int)gg_rng_range(rng, -4, 1));
 }
 
-static int64_t sum_of(const int64_t* values, int64_t count) {
-  int64_t sum = 0;
-  for (int64_t i = 0; i < count; ++i) sum += values[i];
-  return sum;
+// The sum of the extents; false when it overflows.
+static bool sum_of(const int64_t* values, int64_t count, int64_t* sum) {
+  *sum = 0;
+  for (int64_t i = 0; i < count; ++i)
+    if (!gg_checked_add(*sum, values[i], sum)) return false;
+  return true;
 }
 
 static int64_t max_of(const int64_t* values, int64_t count) {
   int64_t max = 0;
   for (int64_t i = 0; i < count; ++i) max = values[i] > max ? values[i] : max;
   return max;
+}
+
+// Layouts whose groups follow one another along an axis (prefix sums), not slab layouts.
+static bool packed_groups(gg_layout layout) {
+  return layout != GG_LAYOUT_PADDED && layout != GG_LAYOUT_BATCHED;
 }
 
 static gg_status check_extents(const gg_problem_spec* spec, int64_t m) {
@@ -74,6 +82,16 @@ static gg_status check_extents(const gg_problem_spec* spec, int64_t m) {
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "group %lld has a negative extent %lld",
                             (long long)g, (long long)spec->extents[g]);
   if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "M must not be negative");
+  // Packed groups: the prefix ends (the extents are non-negative, so the total is the
+  // largest) must fit the metadata's type: int32 for the offsets layouts, int64 for sizes.
+  int64_t total, limit = gg_operand_shape_of(d, GG_OPERAND_META, 0).dtype == GG_DTYPE_I32
+                             ? INT32_MAX
+                             : INT64_MAX;
+  if (packed_groups(d->layout) && (!sum_of(spec->extents, d->g, &total) || total > limit))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "the group extents sum past %lld, which the %s layout's metadata "
+                          "cannot hold",
+                          (long long)limit, gg_layout_name(d->layout));
   if (d->layout == GG_LAYOUT_BATCHED)
     for (int64_t g = 0; g < d->g; ++g)
       if (spec->extents[g] != m)
@@ -83,13 +101,14 @@ static gg_status check_extents(const gg_problem_spec* spec, int64_t m) {
   return GG_OK;
 }
 
-// Fills the metadata operand from the extents.
+// Fills the metadata operand from the extents (whose prefix sums check_extents proved to
+// fit the metadata's type).
 static void fill_meta(gg_problem* p, const int64_t* extents) {
   const gg_operand_shape* s = &p->shapes[GG_OPERAND_META];
   if (!s->present) return;
   int64_t running = 0;
   for (int64_t g = 0; g < p->desc.g; ++g) {
-    running += extents[g];
+    if (packed_groups(p->desc.layout)) running += extents[g];
     int64_t value = (p->desc.layout == GG_LAYOUT_SIZES || p->desc.layout == GG_LAYOUT_PADDED)
                         ? extents[g]
                         : running;  // inclusive prefix sums
@@ -132,13 +151,16 @@ gg_status gg_problem_create(const gg_problem_spec* spec, gg_problem** out_proble
   if (m == GG_DYNAMIC) {
     switch (d.layout) {
       case GG_LAYOUT_SIZES:
-      case GG_LAYOUT_OFFSETS: m = sum_of(spec->extents, d.g); break;
+      case GG_LAYOUT_OFFSETS:
+        if (!sum_of(spec->extents, d.g, &m)) m = INT64_MAX;  // check_extents says why
+        break;
       case GG_LAYOUT_PADDED:
       case GG_LAYOUT_BATCHED: m = max_of(spec->extents, d.g); break;
       default: m = 128; break;
     }
   }
   GG_RETURN_IF_ERROR(check_extents(spec, m));
+  GG_RETURN_IF_ERROR(gg_operand_sizes_check(&d, m));
 
   gg_problem* p = calloc(1, sizeof *p);
   if (!p) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -152,9 +174,12 @@ gg_status gg_problem_create(const gg_problem_spec* spec, gg_problem** out_proble
     p->bytes[i] = (size_t)gg_operand_shape_numel(&p->shapes[i]) * gg_dtype_size(p->shapes[i].dtype);
     p->buffers[i] = malloc(p->bytes[i] ? p->bytes[i] : 1);
     if (!p->buffers[i]) {
+      // The message reads the problem, so it is made before the problem is freed.
+      gg_status status =
+          gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory for %s (%zu bytes)",
+                         gg_operand_name((gg_operand)i), p->bytes[i]);
       gg_problem_destroy(p);
-      return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory for %s (%zu bytes)",
-                            gg_operand_name((gg_operand)i), p->bytes[i]);
+      return status;
     }
   }
 

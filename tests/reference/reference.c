@@ -27,24 +27,24 @@ static int64_t meta_at(const gg_problem* p, int64_t g) {
                                                           : ((const int32_t*)meta)[g];
 }
 
-// The range [*begin, *end) group g covers along an axis of `total` elements, from the
-// counts (sizes) or the inclusive prefix ends (offsets), clamped to the axis.
-static void group_range(const gg_problem* p, int64_t g, int counts, int64_t total,
-                        int64_t* begin, int64_t* end) {
-  int64_t start = 0, stop;
-  if (counts) {
-    for (int64_t i = 0; i < g; ++i) {
-      int64_t c = meta_at(p, i);
-      start += c > 0 ? c : 0;
-    }
-    int64_t c = meta_at(p, g);
-    stop = start + (c > 0 ? c : 0);
-  } else {
-    start = g > 0 ? meta_at(p, g - 1) : 0;
-    stop = meta_at(p, g);
-  }
-  *begin = clamp64(start, 0, total);
-  *end = clamp64(stop, *begin, total);
+// Packed groups (sizes, offsets, n_offsets) follow one another along an axis of `total`
+// elements: group g owns [the end of group g-1 (0 for g = 0), its own end). A count adds
+// to the previous end, an inclusive prefix end replaces it, and the result is clamped to
+// [previous end, total]: ranges never overlap, a decreasing offset gives an empty group,
+// and (counts clamped to the axis first) hostile counts cannot overflow.
+static int64_t next_group_end(const gg_problem* p, int64_t g, int counts, int64_t previous,
+                              int64_t total) {
+  int64_t value = meta_at(p, g);
+  int64_t end = counts ? previous + clamp64(value, 0, total) : value;
+  return clamp64(end, previous, total);
+}
+
+// 2D-2D groups each read their own K range [offsets[g-1], offsets[g]) (offsets[-1] = 0),
+// clamped to [0, K]; a range that ends before it starts is empty.
+static void k_range(const gg_problem* p, int64_t g, int64_t total, int64_t* begin,
+                    int64_t* end) {
+  *begin = clamp64(g > 0 ? meta_at(p, g - 1) : 0, 0, total);
+  *end = clamp64(meta_at(p, g), *begin, total);
 }
 
 static double dot(const reference* r, const uint8_t* a_row, const uint8_t* b_row, int64_t k0,
@@ -86,9 +86,9 @@ static void element(const reference* r, const uint8_t* a_row, const uint8_t* b_r
 
 // Stacked (sizes) and 2D-3D (offsets): group g owns rows [s, e) of A and of the output.
 static void run_packed_m(const reference* r, int counts) {
-  for (int64_t g = 0; g < r->g; ++g) {
-    int64_t s, e;
-    group_range(r->p, g, counts, r->m, &s, &e);
+  for (int64_t g = 0, e = 0; g < r->g; ++g) {
+    int64_t s = e;
+    e = next_group_end(r->p, g, counts, s, r->m);
     for (int64_t row = s; row < e; ++row)
       for (int64_t n = 0; n < r->n; ++n) {
         const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
@@ -125,9 +125,9 @@ static void run_slabs(const reference* r, int padded) {
 
 // 3D-2D (n_offsets): group g owns output columns [s, e) and rows [s, e) of B.
 static void run_split_n(const reference* r) {
-  for (int64_t g = 0; g < r->g; ++g) {
-    int64_t s, e;
-    group_range(r->p, g, 0, r->n, &s, &e);
+  for (int64_t g = 0, e = 0; g < r->g; ++g) {
+    int64_t s = e;
+    e = next_group_end(r->p, g, 0, s, r->n);
     for (int64_t row = 0; row < r->m; ++row)
       for (int64_t c = s; c < e; ++c) {
         const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
@@ -144,7 +144,7 @@ static void run_split_n(const reference* r) {
 static void run_split_k(const reference* r) {
   for (int64_t g = 0; g < r->g; ++g) {
     int64_t s, e;
-    group_range(r->p, g, 0, r->k, &s, &e);
+    k_range(r->p, g, r->k, &s, &e);
     for (int64_t row = 0; row < r->m; ++row)
       for (int64_t n = 0; n < r->n; ++n) {
         int64_t o = (g * r->m + row) * r->n + n;

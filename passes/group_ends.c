@@ -1,0 +1,95 @@
+// gg.group_ends: its parameters and the rule for a packed group's end.
+#include "passes/group_ends.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dialect/dialect.h"
+#include "mlir-c/BuiltinTypes.h"
+
+bool gg_group_ends_op_read(MlirOperation op, gg_group_ends_op* out) {
+  memset(out, 0, sizeof *out);
+  out->op = op;
+  char layout[32];
+  int64_t n;
+  if (!gg_attr_string(op, "layout", layout, sizeof layout) || !gg_attr_int(op, "n", &n) ||
+      mlirOperationGetNumOperands(op) != 2 || mlirOperationGetNumResults(op) != 1) {
+    gg_emit_error(op, "gg.group_ends: expected (meta, a) -> ends with layout and n attributes");
+    return false;
+  }
+  int kind = gg_layout_from_name(layout);
+  if (kind < 0 || !gg_layout_has_group_ends((gg_layout)kind)) {
+    gg_emit_error(op, "gg.group_ends: the %s layout has no packed groups", layout);
+    return false;
+  }
+  MlirType ends_type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  out->counts = kind == GG_LAYOUT_SIZES;
+  out->rows = kind != GG_LAYOUT_N_OFFSETS;
+  out->n = n;
+  out->g = mlirShapedTypeGetDimSize(ends_type, 0);
+  gg_text_init(&out->meta_type);
+  gg_text_init(&out->a_type);
+  gg_text_init(&out->ends_type);
+  gg_text_type(&out->meta_type, mlirValueGetType(mlirOperationGetOperand(op, 0)));
+  gg_text_type(&out->a_type, mlirValueGetType(mlirOperationGetOperand(op, 1)));
+  gg_text_type(&out->ends_type, ends_type);
+  return true;
+}
+
+void gg_group_ends_op_free(gg_group_ends_op* ends) {
+  gg_text_free(&ends->meta_type);
+  gg_text_free(&ends->a_type);
+  gg_text_free(&ends->ends_type);
+}
+
+void gg_emit_group_axis(gg_text* t, const gg_group_ends_op* ends, const char* indent,
+                        const char* total) {
+  if (ends->rows)
+    gg_text_printf(t, "%s%%%s = memref.dim %%a, %%c0 : %s\n", indent, total,
+                   gg_text_str(&ends->a_type));
+  else
+    gg_text_printf(t, "%s%%%s = arith.constant %lld : index\n", indent, total, ends->n);
+}
+
+void gg_emit_group_end(gg_text* t, const gg_group_ends_op* ends, const char* indent,
+                       const char* name, const char* previous, const char* raw,
+                       const char* total) {
+  if (ends->counts)
+    gg_text_printf(t,
+                   "%s%%%s_c0 = arith.maxsi %s, %%c0 : index\n"
+                   "%s%%%s_c = arith.minsi %%%s_c0, %s : index\n"
+                   "%s%%%s_s = arith.addi %s, %%%s_c : index\n"
+                   "%s%%%s = arith.minsi %%%s_s, %s : index\n",
+                   indent, name, raw, indent, name, name, total, indent, name, previous, name,
+                   indent, name, name, total);
+  else
+    gg_text_printf(t,
+                   "%s%%%s_m = arith.maxsi %s, %s : index\n"
+                   "%s%%%s = arith.minsi %%%s_m, %s : index\n",
+                   indent, name, raw, previous, indent, name, name, total);
+}
+
+void gg_emit_group_ends_loop(gg_text* t, const gg_group_ends_op* ends, const char* indent,
+                             const char* result, const char* lo, const char* hi,
+                             const char* start, const char* total, bool store) {
+  const char* meta = gg_text_str(&ends->meta_type);
+  gg_text_printf(t,
+                 "%s%%%s = scf.for %%%s_g = %s to %s step %%c1 iter_args(%%%s_prev = %s) -> "
+                 "(index) {\n"
+                 "%s  %%%s_raw = memref.load %%meta[%%%s_g] : %s\n"
+                 "%s  %%%s_v = arith.index_cast %%%s_raw : %s to index\n",
+                 indent, result, result, lo, hi, result, start, indent, result, result, meta,
+                 indent, result, result, ends->counts ? "i64" : "i32");
+  char inner[64], name[64], previous[64], raw[64];
+  snprintf(inner, sizeof inner, "%s  ", indent);
+  snprintf(name, sizeof name, "%s_e", result);
+  snprintf(previous, sizeof previous, "%%%s_prev", result);
+  snprintf(raw, sizeof raw, "%%%s_v", result);
+  gg_emit_group_end(t, ends, inner, name, previous, raw, total);
+  if (store)
+    gg_text_printf(t,
+                   "%s  %%%s_e64 = arith.index_cast %%%s_e : index to i64\n"
+                   "%s  memref.store %%%s_e64, %%ends[%%%s_g] : %s\n",
+                   indent, result, result, indent, result, result, gg_text_str(&ends->ends_type));
+  gg_text_printf(t, "%s  scf.yield %%%s_e : index\n%s}\n", indent, result, indent);
+}
