@@ -78,7 +78,7 @@ gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
 
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size) {
-  GG_RETURN_IF_ERROR(gg_make_dirs(dir));
+  GG_RETURN_IF_ERROR(gg_make_dirs(dir, 0755));
   char path[PATH_MAX], temporary[PATH_MAX + 32];
   gg_disk_cache_path(dir, key, path, sizeof path);
   // A unique name per writer: concurrent writers of one key each rename a whole file.
