@@ -73,7 +73,7 @@ typedef struct gg_cache_stats {
   uint64_t memory_hits;     // kernels found loaded in this context
   uint64_t disk_hits;       // kernels loaded from the cache directory
   uint64_t compiles;        // kernels compiled
-  uint64_t files_rejected;  // corrupt or truncated cache files, deleted and rebuilt
+  uint64_t files_rejected;  // corrupt, truncated or untrusted cache files, deleted and rebuilt
 } gg_cache_stats;
 
 void gg_context_cache_stats(gg_context* context, gg_cache_stats* out);
