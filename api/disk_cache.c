@@ -97,6 +97,24 @@ static gg_status read_entry(int fd, const char* path, const char* key, gg_text* 
   return status;
 }
 
+gg_status gg_disk_cache_prepare(const char* dir) {
+  GG_RETURN_IF_ERROR(gg_make_dirs(dir, 0700));
+  struct stat link, st;
+  if (lstat(dir, &link) != 0 || stat(dir, &st) != 0)
+    return gg_status_make(GG_STATUS_IO, "cannot stat %s: %s", dir, strerror(errno));
+  // A link is followed only when it is the user's; what it names is checked like any
+  // directory.
+  const char* problem;
+  if (S_ISLNK(link.st_mode) && link.st_uid != geteuid())
+    problem = "a symbolic link owned by another user";
+  else if (!S_ISDIR(st.st_mode))
+    problem = "not a directory";
+  else
+    problem = not_private(&st);
+  if (problem) return gg_status_make(GG_STATUS_UNAVAILABLE, "not using %s: %s", dir, problem);
+  return GG_OK;
+}
+
 gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
                              gg_disk_lookup* result, char* why, size_t why_size) {
   *result = GG_DISK_MISS;
@@ -132,7 +150,7 @@ gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
 
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size) {
-  GG_RETURN_IF_ERROR(gg_make_dirs(dir, 0755));
+  GG_RETURN_IF_ERROR(gg_make_dirs(dir, 0700));
   char path[PATH_MAX], temporary[PATH_MAX + 32];
   gg_disk_cache_path(dir, key, path, sizeof path);
   // A unique name per writer: concurrent writers of one key each rename a whole file.

@@ -35,11 +35,18 @@ typedef enum gg_disk_lookup {
 // The file a key is stored in: <dir>/<fnv-1a-64 of key>.ggc.
 void gg_disk_cache_path(const char* dir, const char* key, char* buffer, size_t size);
 
+// Creates dir (0700) if it is missing and checks that only this user can have written
+// it: it must be a directory owned by the effective user and not writable by group or
+// others. A symbolic link is followed when the user owns it; the directory it names must
+// pass the same check. An error says why dir must not be used.
+gg_status gg_disk_cache_prepare(const char* dir);
+
 // Looks key up in dir. I/O errors other than a missing file are statuses.
 gg_status gg_disk_cache_load(const char* dir, const char* key, gg_text* payload,
                              gg_disk_lookup* result, char* why, size_t why_size);
 
-// Stores payload under key, creating dir if needed; readers never see a partial file.
+// Stores payload under key, creating dir (0700) if needed; readers never see a partial
+// file. The entry is created 0600.
 gg_status gg_disk_cache_store(const char* dir, const char* key, const void* payload,
                               size_t size);
 

@@ -1,8 +1,8 @@
 // The compile cache: one compile when 8 threads ask at once, disk hits across contexts,
 // and corrupt, truncated, foreign or garbage files rejected, deleted and rebuilt, never
 // loaded; so are FIFOs, symbolic links, huge payload claims and entries others could
-// have written. Every kernel the cache hands out is run and checked against the
-// reference.
+// have written, and a cache directory others can write is not used at all. Every kernel
+// the cache hands out is run and checked against the reference.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -369,6 +369,92 @@ size_t FileCount(const std::string& dir) {
   return size_t(std::count(listing.begin(), listing.end(), '\n'));
 }
 
+// Makes a cache directory holding one good entry, lets share open it to others (share
+// returns the path to give the context), then checks that a new context uses neither the
+// entry nor the directory: the reason is logged, two kernels are compiled in memory and
+// run correctly, and the directory holds the same single, untouched file.
+void ExpectDirectoryNotUsed(const std::string& name,
+                            const std::function<std::string(const std::string&)>& share,
+                            const std::string& reason) {
+  std::string dir = FreshDir(name);
+  Spec spec = Stacked(256);
+  gg_context* context = Context(dir);
+  RunAndCheck(context, spec);
+  gg_context_destroy(context);
+  std::string path = CacheFile(dir);
+  ASSERT_FALSE(path.empty());
+  struct stat before, after;
+  ASSERT_EQ(stat(path.c_str(), &before), 0);
+  std::string cache_dir = share(dir);
+
+  Log log;
+  context = Context(cache_dir, &log);
+  RunAndCheck(context, spec);
+  RunAndCheck(context, Stacked(128));
+  RunAndCheck(context, spec);
+  gg_cache_stats stats = Stats(context);
+  EXPECT_EQ(stats.disk_hits, 0u) << name;
+  EXPECT_EQ(stats.compiles, 2u) << name;
+  EXPECT_EQ(stats.memory_hits, 1u) << name;
+  EXPECT_EQ(stats.files_rejected, 0u) << name;
+  EXPECT_TRUE(log.Contains("cache: not using")) << name;
+  EXPECT_TRUE(log.Contains(reason)) << name << ": no \"" << reason << "\" in the log";
+  gg_context_destroy(context);
+  ASSERT_EQ(stat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << name << ": the entry was replaced";
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec) << name;
+  EXPECT_EQ(FileCount(dir), 1u) << name << ": something was written";
+}
+
+TEST(Cache, DirectoryOthersCanWriteIsNotUsed) {
+  for (mode_t mode : {0777, 0770, 0730}) {
+    char name[32];
+    std::snprintf(name, sizeof name, "shared-%o", unsigned(mode));
+    ExpectDirectoryNotUsed(name, [mode](const std::string& dir) {
+      EXPECT_EQ(chmod(dir.c_str(), mode), 0);
+      return dir;
+    }, "writable by group or others");
+  }
+  // A link is followed, but what it names must pass.
+  ExpectDirectoryNotUsed("shared-link", [](const std::string& dir) {
+    EXPECT_EQ(chmod(dir.c_str(), 0777), 0);
+    EXPECT_EQ(symlink(dir.c_str(), (dir + "-link").c_str()), 0);
+    return dir + "-link";
+  }, "writable by group or others");
+}
+
+TEST(Cache, DirectoryOfAnotherUserIsNotUsed) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root can give a directory to another user";
+  ExpectDirectoryNotUsed("other-owner", [](const std::string& dir) {
+    EXPECT_EQ(chown(dir.c_str(), 65534, 65534), 0);
+    return dir;
+  }, "owned by another user");
+  // Another user's link to the user's own directory: they could point it elsewhere.
+  ExpectDirectoryNotUsed("other-owner-link", [](const std::string& dir) {
+    EXPECT_EQ(symlink(dir.c_str(), (dir + "-link").c_str()), 0);
+    EXPECT_EQ(lchown((dir + "-link").c_str(), 65534, 65534), 0);
+    return dir + "-link";
+  }, "a symbolic link owned by another user");
+}
+
+TEST(Cache, NewDirectoryIsPrivateAndALinkToOneIsUsed) {
+  std::string dir = FreshDir("private");
+  Spec spec = Stacked(256);
+  gg_context* context = Context(dir + "/gg");
+  RunAndCheck(context, spec);
+  gg_context_destroy(context);
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/gg").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  std::string link = FreshDir("private-link");
+  ASSERT_EQ(symlink((dir + "/gg").c_str(), link.c_str()), 0);
+  context = Context(link);
+  RunAndCheck(context, spec);
+  EXPECT_EQ(Stats(context).disk_hits, 1u);
+  gg_context_destroy(context);
+}
+
 TEST(Cache, UnwritableDirectoryStillCompiles) {
   Log log;
   gg_context* context = Context("/proc/gg-cache-cannot-exist", &log);
@@ -378,7 +464,7 @@ TEST(Cache, UnwritableDirectoryStillCompiles) {
   gg_cache_stats stats = Stats(context);
   EXPECT_EQ(stats.compiles, 1u);
   EXPECT_EQ(stats.memory_hits, 1u);
-  EXPECT_TRUE(log.Contains("cache: ")) << "the failed write is logged";
+  EXPECT_TRUE(log.Contains("cache: ")) << "the failed mkdir is logged";
   gg_context_destroy(context);
 }
 
