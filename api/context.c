@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/disk_cache.h"
 #include "api/internal.h"
 
 void gg_context_options_init(gg_context_options* options) {
@@ -74,6 +75,25 @@ void gg_log(gg_context* context, gg_log_level level, const char* format, ...) {
   vsnprintf(message, sizeof message, format, args);
   va_end(args);
   context->log(context->log_user, level, message);
+}
+
+const char* gg_context_cache_dir(gg_context* context) {
+  pthread_mutex_lock(&context->mutex);
+  if (context->cache_dir && !context->cache_dir_checked) {
+    context->cache_dir_checked = 1;
+    // Once per context: the entries themselves are checked on every load.
+    gg_status status = gg_disk_cache_prepare(context->cache_dir);
+    if (status) {
+      gg_log(context, GG_LOG_INFO, "cache: %s; kernels stay in memory",
+             gg_status_message(status));
+      gg_status_free(status);
+      free(context->cache_dir);
+      context->cache_dir = NULL;
+    }
+  }
+  const char* dir = context->cache_dir;  // freed only with the context
+  pthread_mutex_unlock(&context->mutex);
+  return dir;
 }
 
 gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out) {

@@ -29,7 +29,7 @@ struct gg_kernel {
 };
 
 struct gg_context {
-  char* cache_dir;  // NULL: memory only
+  char* cache_dir;  // NULL: memory only; read through gg_context_cache_dir
   gg_log_fn log;
   void* log_user;
   gg_log_level log_level;
@@ -39,6 +39,7 @@ struct gg_context {
   pthread_cond_t built;   // a kernel left KERNEL_BUILDING
   gg_kernel* kernels;
   gg_cache_stats stats;
+  int cache_dir_checked;  // cache_dir was checked (and cleared if refused)
   int gpu_tried;
   gg_status gpu_error;  // why there is no GPU (sticky)
   gg_hsa_device* gpu;
@@ -46,6 +47,11 @@ struct gg_context {
 
 void gg_log(gg_context* context, gg_log_level level, const char* format, ...)
     __attribute__((format(printf, 3, 4)));
+
+// The cache directory, created and checked (gg_disk_cache_prepare) on first use; NULL
+// when the context has none or refused it (the reason is logged), so kernels stay in
+// memory.
+const char* gg_context_cache_dir(gg_context* context);
 
 // The context's GPU, opened on first use.
 gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out);

@@ -111,7 +111,8 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-// dlopen needs a file: the checked payload is written to a private one, loaded, unlinked.
+// dlopen needs a file: the checked payload is written to a private one (mkstemp: created
+// exclusively, 0600), loaded, and unlinked on every path once it exists.
 static gg_status load_host_library(const gg_text* bytes, const char* name,
                                    gg_host_library** out) {
   const char* tmp = getenv("TMPDIR");
@@ -158,10 +159,11 @@ static gg_status build(gg_context* context, gg_kernel* kernel, build_source* sou
   gg_text_init(&bytes);
   gg_status status = GG_OK;
   *source = FROM_COMPILER;
-  if (context->cache_dir) {
+  const char* cache_dir = gg_context_cache_dir(context);
+  if (cache_dir) {
     gg_disk_lookup lookup;
     char why[PATH_MAX + 64];
-    status = gg_disk_cache_load(context->cache_dir, kernel->key, &bytes, &lookup, why, sizeof why);
+    status = gg_disk_cache_load(cache_dir, kernel->key, &bytes, &lookup, why, sizeof why);
     if (status) {  // an unreadable cache directory costs a compile, not the launch
       gg_log(context, GG_LOG_INFO, "cache: %s", gg_status_message(status));
       gg_status_free(status);
@@ -192,9 +194,8 @@ static gg_status build(gg_context* context, gg_kernel* kernel, build_source* sou
   if (!status) {
     gg_log(context, GG_LOG_INFO, "compiled %s for %s in %.0f ms", kernel->name,
            gg_target_name(kernel->desc.target), now_ms() - start);
-    if (context->cache_dir) {
-      gg_status stored = gg_disk_cache_store(context->cache_dir, kernel->key, bytes.data,
-                                             bytes.length);
+    if (cache_dir) {
+      gg_status stored = gg_disk_cache_store(cache_dir, kernel->key, bytes.data, bytes.length);
       if (stored) gg_log(context, GG_LOG_INFO, "cache: %s", gg_status_message(stored));
       gg_status_free(stored);
     }

@@ -63,7 +63,7 @@ gg_status gg_amdgpu_toolkit(char* buffer, size_t size) {
       !concat(bin, sizeof bin, dir, "/llvm/bin") || !concat(lld, sizeof lld, bin, "/ld.lld"))
     return gg_status_make(GG_STATUS_IO, "the temporary directory path is too long");
   if (!is_toolkit(dir)) {
-    GG_RETURN_IF_ERROR(gg_status_annotate(gg_make_dirs(bin), "making the toolkit directory"));
+    GG_RETURN_IF_ERROR(gg_status_annotate(gg_make_dirs(bin, 0755), "making the toolkit directory"));
     if (symlink(SYSTEM_LLD, lld) != 0 && errno != EEXIST)
       return gg_status_make(GG_STATUS_IO, "cannot make the toolkit directory %s: %s", dir,
                             strerror(errno));

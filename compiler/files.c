@@ -40,7 +40,20 @@ int gg_fd_write_all(int fd, const void* data, size_t size) {
   return 0;
 }
 
-gg_status gg_make_dirs(const char* path) {
+ssize_t gg_fd_read_all(int fd, void* data, size_t size) {
+  uint8_t* p = data;
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, p + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;
+    done += (size_t)n;
+  }
+  return (ssize_t)done;
+}
+
+gg_status gg_make_dirs(const char* path, mode_t mode) {
   char partial[PATH_MAX];
   if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
     return gg_status_make(GG_STATUS_IO, "directory path too long: %s", path);
@@ -51,7 +64,7 @@ gg_status gg_make_dirs(const char* path) {
       return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
     *p = '/';
   }
-  if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+  if (mkdir(partial, mode) != 0 && errno != EEXIST)
     return gg_status_make(GG_STATUS_IO, "cannot create %s: %s", partial, strerror(errno));
   return GG_OK;
 }

@@ -3,6 +3,7 @@
 #define GG_COMPILER_FILES_H_
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "compiler/ir.h"
 #include "gg/status.h"
@@ -18,8 +19,13 @@ gg_status gg_file_read(const char* path, gg_text* out);
 // Writes all of data to fd (retrying short writes); 0 on success, -1 with errno set.
 int gg_fd_write_all(int fd, const void* data, size_t size);
 
-// Creates a directory and its missing parents (mkdir -p).
-gg_status gg_make_dirs(const char* path);
+// Reads up to size bytes from fd (retrying short reads), fewer only at the end of the
+// file; the count read, or -1 with errno set.
+ssize_t gg_fd_read_all(int fd, void* data, size_t size);
+
+// Creates a directory and its missing parents (mkdir -p): the directory itself with mode,
+// missing parents with 0755 (both less the umask). An existing directory is left as it is.
+gg_status gg_make_dirs(const char* path, mode_t mode);
 
 // Creates (or replaces) path holding exactly data.
 gg_status gg_file_write(const char* path, const void* data, size_t size);

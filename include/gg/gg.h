@@ -44,7 +44,8 @@ typedef void (*gg_log_fn)(void* user, gg_log_level level, const char* message);
 
 typedef struct gg_context_options {
   // Where compiled kernels persist. NULL: $GG_CACHE_DIR, else $XDG_CACHE_HOME/gg, else
-  // $HOME/.cache/gg. "": memory only.
+  // $HOME/.cache/gg. "": memory only. Created 0700 if missing; a directory not owned by
+  // the user or writable by group or others is not used (logged; memory only).
   const char* cache_dir;
   gg_log_fn log;  // NULL: no logging
   void* log_user;
@@ -73,7 +74,7 @@ typedef struct gg_cache_stats {
   uint64_t memory_hits;     // kernels found loaded in this context
   uint64_t disk_hits;       // kernels loaded from the cache directory
   uint64_t compiles;        // kernels compiled
-  uint64_t files_rejected;  // corrupt or truncated cache files, deleted and rebuilt
+  uint64_t files_rejected;  // corrupt, truncated or untrusted cache files, deleted and rebuilt
 } gg_cache_stats;
 
 void gg_context_cache_stats(gg_context* context, gg_cache_stats* out);
