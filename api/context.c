@@ -78,21 +78,23 @@ void gg_log(gg_context* context, gg_log_level level, const char* format, ...) {
 }
 
 const char* gg_context_cache_dir(gg_context* context) {
+  gg_status refused = GG_OK;
   pthread_mutex_lock(&context->mutex);
   if (context->cache_dir && !context->cache_dir_checked) {
     context->cache_dir_checked = 1;
     // Once per context: the entries themselves are checked on every load.
-    gg_status status = gg_disk_cache_prepare(context->cache_dir);
-    if (status) {
-      gg_log(context, GG_LOG_INFO, "cache: %s; kernels stay in memory",
-             gg_status_message(status));
-      gg_status_free(status);
+    refused = gg_disk_cache_prepare(context->cache_dir);
+    if (refused) {
       free(context->cache_dir);
       context->cache_dir = NULL;
     }
   }
   const char* dir = context->cache_dir;  // freed only with the context
   pthread_mutex_unlock(&context->mutex);
+  // Logged outside the lock: the callback may call back into the context.
+  if (refused) gg_log(context, GG_LOG_INFO, "cache: %s; kernels stay in memory",
+                      gg_status_message(refused));
+  gg_status_free(refused);
   return dir;
 }
 
