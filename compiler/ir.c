@@ -285,6 +285,19 @@ bool gg_inline_template(MlirOperation before, const char* func_text, const MlirV
   return true;
 }
 
+bool gg_mlir_text_is_module(const char* text) {
+  const char* p = text;
+  for (;;) {
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') ++p;
+    if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n') ++p;
+      continue;
+    }
+    break;
+  }
+  return strncmp(p, "module", 6) == 0;
+}
+
 void gg_emit_error(MlirOperation op, const char* format, ...) {
   char message[4096];
   va_list args;

@@ -95,6 +95,10 @@ intptr_t gg_value_use_count(MlirValue value);
 bool gg_inline_template(MlirOperation before, const char* func_text, const MlirValue* args,
                         intptr_t arg_count, MlirValue* results, intptr_t result_count);
 
+// True when the first token of MLIR text that is not a comment is `module` (text without
+// it holds top-level ops that a parser wraps in a module).
+bool gg_mlir_text_is_module(const char* text);
+
 // Emits an error at the op's location (through the context's diagnostic handlers).
 void gg_emit_error(MlirOperation op, const char* format, ...) __attribute__((format(printf, 2, 3)));
 

@@ -67,20 +67,6 @@ static char* read_all(FILE* in, size_t* length) {
   return data;
 }
 
-// True when the first token that is not a comment is `module`.
-static int has_module_wrapper(const char* text) {
-  const char* p = text;
-  for (;;) {
-    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') ++p;
-    if (p[0] == '/' && p[1] == '/') {
-      while (*p && *p != '\n') ++p;
-      continue;
-    }
-    break;
-  }
-  return strncmp(p, "module", 6) == 0;
-}
-
 static void print_chunk_result(MlirOperation module, FILE* out) {
   gg_text text;
   gg_text_init(&text);
@@ -97,7 +83,7 @@ static int process_chunk(MlirContext ctx, const options* opts, const char* name,
   // the first of them (or in front of the text when the chunk starts the file).
   gg_text source;
   gg_text_init(&source);
-  int wrap = !has_module_wrapper(chunk);
+  int wrap = !gg_mlir_text_is_module(chunk);
   if (wrap) gg_text_printf(&source, "module {");
   for (int i = 1; i < first_line; ++i) gg_text_printf(&source, "\n");
   gg_text_append(&source, chunk, chunk_length);
