@@ -353,4 +353,47 @@ TEST(FakeHsa, PublicApiLaunchesOnTheGpu) {
   gg_context_destroy(context);
 }
 
+// K = 0 through the public API on the GPU path: the kernel compiles (it used to fail with
+// "the grid holds no mma"), the output is zero-filled, and nothing is dispatched.
+TEST(FakeHsa, ZeroKThroughThePublicApi) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES, GG_TARGET_GFX950);
+  d.k = 0;
+  CodeObject code = Compile(d);
+  Configure("gfx950", code);
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  gg_context* context;
+  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  const int64_t total_m = 37, n = 256, g = 3;
+  int64_t a_shape[2] = {total_m, 0}, b_shape[3] = {g, n, 0}, as_shape[1] = {total_m},
+          bs_shape[2] = {g, n}, meta_shape[1] = {g}, out_shape[2] = {total_m, n};
+  void *a, *b, *as, *bs, *meta, *out;
+  ASSERT_EQ(gg_context_gpu_alloc(context, 16, &a), GG_OK);
+  ASSERT_EQ(gg_context_gpu_alloc(context, 16, &b), GG_OK);
+  ASSERT_EQ(gg_context_gpu_alloc(context, total_m * 4, &as), GG_OK);
+  ASSERT_EQ(gg_context_gpu_alloc(context, g * n * 4, &bs), GG_OK);
+  ASSERT_EQ(gg_context_gpu_alloc(context, g * 8, &meta), GG_OK);
+  ASSERT_EQ(gg_context_gpu_alloc(context, total_m * n * 2, &out), GG_OK);
+  memset(out, 0x5A, total_m * n * 2);
+  DLDevice gpu = {kDLROCM, 0};
+  DLTensor A = {a, gpu, 2, {GG_DL_FLOAT8_E4M3FN, 8, 1}, a_shape, nullptr, 0};
+  DLTensor B = {b, gpu, 3, {GG_DL_FLOAT8_E4M3FN, 8, 1}, b_shape, nullptr, 0};
+  DLTensor AS = {as, gpu, 1, {kDLFloat, 32, 1}, as_shape, nullptr, 0};
+  DLTensor BS = {bs, gpu, 2, {kDLFloat, 32, 1}, bs_shape, nullptr, 0};
+  DLTensor META = {meta, gpu, 1, {kDLInt, 64, 1}, meta_shape, nullptr, 0};
+  DLTensor OUT = {out, gpu, 2, {kDLBfloat, 16, 1}, out_shape, nullptr, 0};
+  int before = fake.dispatches();
+  gg_status status = gg_f8f8bf16_rowwise_grouped_stacked(context, &A, &B, &AS, &BS, &META, &OUT);
+  ASSERT_EQ(status, GG_OK) << gg_status_message(status);
+  EXPECT_EQ(fake.dispatches(), before);
+  for (int64_t i = 0; i < total_m * n * 2; ++i)
+    ASSERT_EQ(static_cast<uint8_t*>(out)[i], 0) << "byte " << i << " not zero-filled";
+  gg_cache_stats stats;
+  gg_context_cache_stats(context, &stats);
+  EXPECT_EQ(stats.compiles, 1u);
+  for (void* p : {a, b, as, bs, meta, out}) gg_context_gpu_free(context, p);
+  gg_context_destroy(context);
+}
+
 }  // namespace

@@ -106,7 +106,9 @@ TEST(Shuffle, Refusals) {
   gg_status status = gg_preshuffle_b(&src, &dst);
   ASSERT_NE(status, GG_OK);
   EXPECT_NE(TakeMessage(status).find("the shuffle runs on the host"), std::string::npos);
-  EXPECT_NE(gg_preshuffle_b(nullptr, &dst), GG_OK);
+  status = gg_preshuffle_b(nullptr, &dst);
+  EXPECT_NE(status, GG_OK);
+  gg_status_free(status);
 }
 
 // ---------------------------------------------------------------------------------------
