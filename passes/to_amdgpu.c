@@ -145,18 +145,25 @@ static void emit_flat(gg_text* t, const char* arg, MlirType type) {
   gg_text_free(&elem);
 }
 
-// Emits %<view>, a buffer over %<arg>1 (emit_flat's) that starts at element %<base>, a
-// 64-bit index uniform across the workgroup: its descriptor's 64-bit base address is the
-// operand's plus %base elements, and its size what remains of the operand, capped at
-// OOB_INDEX elements so that offset OOB_INDEX reads zero. Accesses take 32-bit offsets
-// relative to %base: an operand of any size is addressable while each op's span from its
-// base fits 2^31 bytes (gg_amd_addressing_check refuses the rest), where one descriptor
-// over the whole operand would wrap its 32-bit offsets and size past 4 GiB.
+// The memref type of an emit_view view over a flat memref type ("memref<?xT>" or
+// "memref<NxT>"): "memref<?xT, strided<[1], offset: ?>>".
+static void view_type(char* buffer, size_t size, const char* flat) {
+  const char* x = strchr(flat, 'x');  // after the size; T ends before the closing '>'
+  snprintf(buffer, size, "memref<?x%.*s, strided<[1], offset: ?>>",
+           x ? (int)(strlen(x + 1) - 1) : 0, x ? x + 1 : "");
+}
+
+// Emits %<view>, a buffer over %<arg>1 (emit_flat's, of type `flat`) that starts at
+// element %<base>, a 64-bit index uniform across the workgroup: its descriptor's 64-bit
+// base address is the operand's plus %base elements, and its size what remains of the
+// operand, capped at OOB_INDEX elements so that offset OOB_INDEX reads zero. Accesses take
+// 32-bit offsets relative to %base: an operand of any size is addressable while each op's
+// span from its base fits 2^31 bytes (gg_amd_addressing_check refuses the rest), where one
+// descriptor over the whole operand would wrap its 32-bit offsets and size past 4 GiB.
 static void emit_view(gg_text* t, const char* view, const char* arg, const char* base,
                       const char* flat, int element_bytes) {
-  char elem[64];
-  const char* x = strchr(flat, 'x');
-  snprintf(elem, sizeof elem, "%.*s", x ? (int)(strlen(x + 1) - 1) : 0, x ? x + 1 : "");
+  char type[192];
+  view_type(type, sizeof type, flat);
   gg_text_printf(t,
                  "  %%%s_c0 = arith.constant 0 : index\n"
                  "  %%%s_n = memref.dim %%%s1, %%%s_c0 : %s\n"
@@ -165,16 +172,9 @@ static void emit_view(gg_text* t, const char* view, const char* arg, const char*
                  "  %%%s_cap = arith.constant %d : index\n"
                  "  %%%s_len = arith.minsi %%%s_r, %%%s_cap : index\n"
                  "  %%%s = memref.reinterpret_cast %%%s1 to offset: [%%%s_b], sizes: [%%%s_len], "
-                 "strides: [1] : %s to memref<?x%s, strided<[1], offset: ?>>\n",
+                 "strides: [1] : %s to %s\n",
                  view, view, arg, view, flat, view, base, view, view, view, view, view,
-                 OOB_INDEX(element_bytes), view, view, view, view, arg, view, view, flat, elem);
-}
-
-// The memref type of an emit_view view of elements `elem`.
-static void view_type(char* buffer, size_t size, const char* flat) {
-  const char* x = strchr(flat, 'x');
-  snprintf(buffer, size, "memref<?x%.*s, strided<[1], offset: ?>>",
-           x ? (int)(strlen(x + 1) - 1) : 0, x ? x + 1 : "");
+                 OOB_INDEX(element_bytes), view, view, view, view, arg, view, view, flat, type);
 }
 
 static void flat_type(char* buffer, size_t size, MlirType type) {
