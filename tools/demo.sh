@@ -68,10 +68,15 @@ run "stacked sim gfx950" --op stacked --groups 0,1,130,64 --N 256 --K 512 --data
 run "stacked preshuffled sim" --op stacked --groups 0,1,130,64 --N 256 --K 512 --data random --seed 7 --target sim --b preshuffled
 
 echo "== the C API (include/gg/gg.h) on the host: the examples, compiled through the cache"
-for example in stacked dynamic mm groupwise; do
-  bazel-bin/examples/$example | sed 's/^/  /' || echo "example $example" >>"$FAILED"
-done
-bazel-bin/examples/serving 2 8 | sed 's/^/  /' || echo "example serving" >>"$FAILED"
+# Each example's status is its own, not that of the pipe that indents its output.
+example() {
+  name=$1
+  shift
+  out=$("bazel-bin/examples/$name" "$@" 2>&1) || echo "example $name" >>"$FAILED"
+  echo "$out" | sed 's/^/  /'
+}
+for name in stacked dynamic mm groupwise; do example "$name"; done
+example serving 2 8
 
 echo "== AMD GPU through HSA"
 if probe=$("$GG" run --op stacked --groups 0,1,130,64 --N 256 --K 512 --target hsa 2>&1); then
