@@ -48,17 +48,25 @@ gg_status gg_context_create(const gg_context_options* options, gg_context** out)
   context->gpu_index = options->gpu;
   pthread_mutex_init(&context->mutex, NULL);
   pthread_cond_init(&context->built, NULL);
+  gg_table_init(&context->kernels);
+  gg_table_init(&context->bundle_index);
+  for (size_t i = 0; i < options->bundle_count; ++i) {
+    gg_status status = gg_context_load_bundle(context, options->bundles ? options->bundles[i] : NULL);
+    if (status) {
+      gg_context_destroy(context);
+      return status;
+    }
+  }
   *out = context;
   return GG_OK;
 }
 
 void gg_context_destroy(gg_context* context) {
   if (!context) return;
-  for (gg_kernel* k = context->kernels; k;) {
-    gg_kernel* next = k->next;
-    gg_kernel_free(k);
-    k = next;
-  }
+  for (size_t b = 0; b < context->kernels.bucket_count; ++b)
+    for (gg_table_entry* e = context->kernels.buckets[b]; e; e = e->next) gg_kernel_free(e->value);
+  gg_table_free(&context->kernels);
+  gg_context_bundles_free(context);
   gg_hsa_device_close(context->gpu);
   gg_status_free(context->gpu_error);
   pthread_cond_destroy(&context->built);
@@ -149,4 +157,11 @@ void gg_context_cache_stats(gg_context* context, gg_cache_stats* out) {
   pthread_mutex_lock(&context->mutex);
   *out = context->stats;
   pthread_mutex_unlock(&context->mutex);
+}
+
+void gg_bytes_free(gg_bytes* bytes) {
+  if (!bytes) return;
+  free(bytes->data);
+  bytes->data = NULL;
+  bytes->size = 0;
 }

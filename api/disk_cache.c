@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/files.h"
+#include "runtime/files.h"
 
 static const char kMagic[8] = {'G', 'G', 'C', 'A', 'C', 'H', 'E', 0};
 enum { kFormatVersion = 1, kHeaderSize = 32 };

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler/ir.h"
+#include "runtime/text.h"
 #include "gg/status.h"
 #include "runtime/hash.h"
 

@@ -6,13 +6,6 @@
 #include "compiler/compile.h"
 #include "compiler/host_library.h"
 
-void gg_bytes_free(gg_bytes* bytes) {
-  if (!bytes) return;
-  free(bytes->data);
-  bytes->data = NULL;
-  bytes->size = 0;
-}
-
 // Hands the text's buffer over as bytes (NUL-terminated, even when empty).
 static gg_status take(gg_text* text, gg_bytes* out) {
   if (text->failed || (!text->data && !(text->data = calloc(1, 1)))) {

@@ -6,8 +6,10 @@
 #include <stdint.h>
 
 #include "gg/gg.h"
+#include "runtime/bundle.h"
 #include "runtime/host.h"
 #include "runtime/hsa.h"
+#include "runtime/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,7 +18,7 @@ extern "C" {
 typedef enum kernel_state { KERNEL_BUILDING = 0, KERNEL_READY, KERNEL_FAILED } kernel_state;
 
 struct gg_kernel {
-  char* key;  // the cache key (descriptor, target, compiler identity)
+  char* key;  // the descriptor with its defaults (gg_op_desc_format): the table's key
   kernel_state state;
   gg_status error;  // when FAILED
   gg_op_desc desc;  // defaults filled in
@@ -25,8 +27,21 @@ struct gg_kernel {
   void* code_object;      // AMD kernels: the code object, loaded on the GPU on first launch
   size_t code_object_size;
   gg_hsa_kernel* hsa;
-  struct gg_kernel* next;
 };
+
+// A bundle loaded into a context: its kernels are indexed by key in the context's table.
+typedef struct gg_loaded_bundle {
+  char* path;
+  gg_bundle* bundle;
+  struct gg_loaded_bundle* next;
+} gg_loaded_bundle;
+
+// Where gg_kernel_get found a kernel it did not hold.
+typedef enum gg_kernel_source {
+  GG_KERNEL_FROM_BUNDLE = 0,
+  GG_KERNEL_FROM_DISK,
+  GG_KERNEL_FROM_COMPILER,
+} gg_kernel_source;
 
 struct gg_context {
   char* cache_dir;  // NULL: memory only; read through gg_context_cache_dir
@@ -37,7 +52,10 @@ struct gg_context {
 
   pthread_mutex_t mutex;  // guards everything below
   pthread_cond_t built;   // a kernel left KERNEL_BUILDING
-  gg_kernel* kernels;
+  gg_table kernels;       // key -> gg_kernel
+  gg_table bundle_index;  // key -> const gg_bundle_kernel, in the loaded bundles
+  gg_loaded_bundle* bundles;  // in load order (the first loaded last in the list)
+  size_t bundle_kernel_count;
   gg_cache_stats stats;
   int cache_dir_checked;  // cache_dir was checked (and cleared if refused)
   int gpu_tried;
@@ -82,6 +100,20 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
                            gg_checked_call* out);
 
 void gg_kernel_free(gg_kernel* kernel);
+
+// Frees the context's bundles and their index (gg_context_destroy).
+void gg_context_bundles_free(gg_context* context);
+
+// Loads an artifact (a host shared object or an AMD code object, which is copied) into a
+// kernel that has its descriptor and name.
+gg_status gg_kernel_install(gg_kernel* kernel, const void* data, size_t size);
+
+// ---------------------------------------------------------------------------------------
+// The compiler behind the kernel table. libgg links api/compiler_backend.c, which finds a
+// missing kernel in the disk cache or compiles it; libgg_runtime links api/no_compiler.c,
+// whose gg_api_build fails with GG_STATUS_NOT_FOUND naming the `gg bundle` line that would
+// build the kernel.
+gg_status gg_api_build(gg_context* context, gg_kernel* kernel, gg_kernel_source* source);
 
 // Runs a checked call with a kernel for its descriptor.
 gg_status gg_kernel_run(gg_context* context, gg_kernel* kernel, const gg_checked_call* call);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
-#include "compiler/files.h"
+#include "runtime/files.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 

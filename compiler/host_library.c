@@ -14,7 +14,7 @@
 
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
-#include "compiler/files.h"
+#include "runtime/files.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
@@ -152,4 +152,9 @@ gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out) {
   if (llvm_module) LLVMDisposeModule(llvm_module);
   LLVMContextDispose(llvm_ctx);
   return status;
+}
+
+gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out) {
+  if (desc->target == GG_TARGET_HOST) return gg_compile_host_library(desc, out);
+  return gg_compile_emit(desc, GG_STAGE_BINARY, out);
 }

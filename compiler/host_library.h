@@ -16,6 +16,9 @@ extern "C" {
 // Appends the bytes of a shared object exporting _mlir_ciface_<kernel name> to out.
 gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out);
 
+// The artifact a runtime loads for desc: the host shared object, or the AMD code object.
+gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out);
+
 // What host code is generated for: "<triple> <cpu> <features>". Kernels built for one
 // CPU id must not be loaded on another (a cache keys on it).
 void gg_host_cpu_id(char* buffer, size_t size);

@@ -10,6 +10,7 @@
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
+#include "runtime/text.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,26 +19,10 @@ extern "C" {
 MlirStringRef gg_str(const char* s);
 
 // ---------------------------------------------------------------------------------------
-// Growable text. Allocation failure is sticky: `failed` is set and further appends are
-// ignored, so callers check once at the end.
-typedef struct gg_text {
-  char* data;
-  size_t length;
-  size_t capacity;
-  bool failed;
-} gg_text;
-
-void gg_text_init(gg_text* text);
-void gg_text_free(gg_text* text);
-void gg_text_clear(gg_text* text);
-void gg_text_append(gg_text* text, const char* data, size_t length);
-void gg_text_printf(gg_text* text, const char* format, ...) __attribute__((format(printf, 2, 3)));
-void gg_text_vprintf(gg_text* text, const char* format, va_list args);
+// Text (runtime/text.h) of MLIR objects.
 void gg_text_type(gg_text* text, MlirType type);
 void gg_text_attribute(gg_text* text, MlirAttribute attribute);
 void gg_text_operation(gg_text* text, MlirOperation op);
-// A C string (empty when the text failed).
-const char* gg_text_str(const gg_text* text);
 // MlirStringCallback that appends to a gg_text passed as user data.
 void gg_text_callback(MlirStringRef piece, void* user_data);
 

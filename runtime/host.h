@@ -3,6 +3,7 @@
 #ifndef GG_RUNTIME_HOST_H_
 #define GG_RUNTIME_HOST_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gg/op.h"
@@ -25,8 +26,15 @@ gg_status gg_host_invoke(gg_host_entry entry, const gg_op_desc* desc,
 typedef struct gg_host_library gg_host_library;
 
 gg_status gg_host_library_open(const char* path, const char* kernel_name, gg_host_library** out);
+// Loads a shared object from memory (no file is written).
+gg_status gg_host_library_load(const void* data, size_t size, const char* kernel_name,
+                               gg_host_library** out);
 gg_host_entry gg_host_library_entry(const gg_host_library* library);
 void gg_host_library_close(gg_host_library* library);
+
+// The CPU features host kernels compiled here may use (a bundle of host kernels records
+// it and loads only on a CPU with the same signature).
+void gg_host_cpu_signature(char* buffer, size_t size);
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,20 @@ void gg_op_desc_format(const gg_op_desc* in, char* buffer, size_t size) {
            d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_target_name(d.target));
 }
 
+void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
+  static const char* const ops[GG_LAYOUT_COUNT] = {"stacked", "mm --ranks 2d3d", "dynamic",
+                                                   "mm --ranks 3d3d", "mm --ranks 3d2d",
+                                                   "mm --ranks 2d2d"};
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  const char* op = (unsigned)d.layout < GG_LAYOUT_COUNT ? ops[d.layout] : "?";
+  snprintf(buffer, size,
+           "--op %s --groups 1*%lld --N %lld --K %lld --scaling %s --b %s --fp8 %s --tile %dx%dx%d "
+           "--wpe %d --loop %s --target %s",
+           op, (long long)d.g, (long long)d.n, (long long)d.k, gg_scaling_name(d.scaling),
+           gg_b_layout_name(d.b_layout), gg_fp8_name(d.fp8), d.tile.m, d.tile.n, d.tile.k,
+           d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_target_name(d.target));
+}
+
 // Reads "key=" at *p into value (up to the next space); false when the key differs.
 static int read_field(const char** p, const char* key, char* value, size_t size) {
   size_t n = strlen(key);

@@ -54,6 +54,7 @@ const char* gg_status_code_name(gg_status_code code) {
     case GG_STATUS_INTERNAL: return "internal";
     case GG_STATUS_IO: return "io";
     case GG_STATUS_RESOURCE_EXHAUSTED: return "resource exhausted";
+    case GG_STATUS_NOT_FOUND: return "not found";
   }
   return "unknown";
 }

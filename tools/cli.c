@@ -2,20 +2,23 @@
 // preshuffle commands (tools/cli.h).
 #include "tools/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
-#include "compiler/files.h"
+#include "runtime/files.h"
 #include "gg/gg.h"
 #include "gg/op.h"
 #include "runtime/checked.h"
+#include "runtime/table.h"
 #include "tests/reference/problem.h"
 #include "tests/support/check.h"
 
@@ -28,25 +31,10 @@ enum {
 
 typedef gg_cli cli;
 
-static int reject(const char* format, const char* detail) {
-  fprintf(stderr, "error: ");
-  fprintf(stderr, format, detail);
-  fprintf(stderr, "\n");
-  return EXIT_REJECTED;
-}
+#define reject gg_flags_reject
+#define parse_number gg_flags_number
+#define status_exit gg_status_exit
 
-// A decimal integer in [lo, hi], the whole text: no sign where lo >= 0, no wrapping.
-static int parse_number(const char* text, int64_t lo, int64_t hi, int64_t* value) {
-  if (!text || !*text || (lo >= 0 && (*text == '-' || *text == '+'))) return 0;
-  char* end;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno || end == text || *end || v < lo || v > hi) return 0;
-  *value = v;
-  return 1;
-}
-
-// Prints "error: <flag> takes <what> from lo to hi, not '<text>'" and returns the exit code.
 static int reject_number(const char* flag, const char* what, int64_t lo, int64_t hi,
                          const char* text) {
   fprintf(stderr, "error: %s takes %s from %lld to %lld, not '%s'\n", flag, what, (long long)lo,
@@ -54,249 +42,59 @@ static int reject_number(const char* flag, const char* what, int64_t lo, int64_t
   return EXIT_REJECTED;
 }
 
-// A 64-bit seed: any decimal number from 0 to 2^64 - 1.
-static int parse_seed(const char* text, uint64_t* value) {
-  if (!text || *text < '0' || *text > '9') return 0;
-  char* end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno || *end) return 0;
-  *value = v;
-  return 1;
-}
-
-// --groups: comma-separated items, each an extent E or E*C (C groups of extent E).
-// Returns 0, or the exit code after saying which item is wrong.
-static int parse_groups(const char* text, cli* c) {
-  free(c->groups);
-  c->groups = NULL;
-  c->group_count = 0;
-  int64_t capacity = 0;
-  for (const char* p = text; *p;) {
-    size_t length = strcspn(p, ",");
-    char item[64];
-    if (length == 0 || length >= sizeof item) {
-      fprintf(stderr, "error: --groups takes comma-separated extents E or E*C, not '%s'\n", text);
-      return EXIT_REJECTED;
-    }
-    memcpy(item, p, length);
-    item[length] = 0;
-    char* star = strchr(item, '*');
-    if (star) *star = 0;
-    int64_t extent, count = 1;
-    if (!parse_number(item, 0, INT64_MAX, &extent))
-      return reject_number("--groups", "extents", 0, INT64_MAX, item);
-    if (star && !parse_number(star + 1, 0, INT32_MAX, &count))
-      return reject_number("--groups", "repeat counts (E*C)", 0, INT32_MAX, star + 1);
-    if (c->group_count + count > INT32_MAX) {
-      fprintf(stderr, "error: --groups lists more than %d groups (G must fit 32 bits)\n",
-              INT32_MAX);
-      return EXIT_REJECTED;
-    }
-    if (c->group_count + count > capacity) {
-      int64_t grown = capacity ? capacity : 16;
-      while (grown < c->group_count + count) grown *= 2;
-      int64_t* groups = realloc(c->groups, (size_t)grown * sizeof *groups);
-      if (!groups) {
-        fprintf(stderr, "error: out of memory for %lld groups\n", (long long)grown);
-        return EXIT_FAIL;
-      }
-      c->groups = groups;
-      capacity = grown;
-    }
-    for (int64_t i = 0; i < count; ++i) c->groups[c->group_count++] = extent;
-    p += length;
-    if (*p == ',') {
-      ++p;
-      if (!*p) return reject("--groups ends with a comma: '%s'", text);
-    }
-  }
-  return 0;
-}
-
-static int enum_value(const char* name, const char* const* names, int count) {
-  for (int i = 0; i < count; ++i)
-    if (!strcmp(name, names[i])) return i;
-  return -1;
-}
-
-void gg_cli_free(gg_cli* c) {
-  free(c->groups);
-  c->groups = NULL;
-}
+void gg_cli_free(gg_cli* c) { gg_flags_free(&c->f); }
 
 int gg_cli_parse(int argc, char** argv, cli* c) {
-  static const char* const ops[] = {"stacked", "dynamic", "mm"};
-  static const char* const ranks[] = {"2d3d", "3d3d", "3d2d", "2d2d"};
-  static const char* const targets[] = {"host", "sim", "gfx942", "gfx950", "hsa"};
   memset(c, 0, sizeof *c);
-  c->op = -1;
-  c->ranks = GG_RANKS_2D3D;
-  c->m = c->n = c->k = -1;
-  c->target = "host";
-  c->data = GG_DATA_RANDOM;
-  c->seed = 1;
-  c->zeroing = 1;
+  gg_flags_init(&c->f);
   c->emit = GG_STAGE_OP;
-  c->chip = GG_TARGET_GFX950;
   for (int i = 2; i < argc; ++i) {
+    int taken = gg_flags_take(&c->f, argc, argv, &i);
+    if (taken > 0) return taken;
+    if (taken == 0) continue;
     const char* flag = argv[i];
-    if (!strcmp(flag, "--no-zeroing")) {
-      c->zeroing = 0;
-      continue;
-    }
-    if (!strcmp(flag, "--alternate-constant")) {
-      c->alternate_constant = 1;
-      continue;
-    }
-    if (!strcmp(flag, "--api")) {
-      c->api = 1;
-      continue;
-    }
     if (!strcmp(flag, "--stats")) {
       c->stats = 1;
       continue;
     }
+    if (strcmp(flag, "--emit") != 0 && strcmp(flag, "--after") != 0 && strcmp(flag, "-o") != 0)
+      return reject("unknown flag '%s'", flag);
     if (i + 1 >= argc) return reject("%s needs a value", flag);
     const char* v = argv[++i];
-    int64_t number;
-    int e;
-    if (!strcmp(flag, "--op")) {
-      if ((c->op = enum_value(v, ops, 3)) < 0) return reject("--op must be stacked, dynamic or mm, not '%s'", v);
-    } else if (!strcmp(flag, "--ranks")) {
-      if ((c->ranks = enum_value(v, ranks, 4)) < 0)
-        return reject("--ranks must be 2d3d, 3d3d, 3d2d or 2d2d, not '%s'", v);
-    } else if (!strcmp(flag, "--groups")) {
-      if ((e = parse_groups(v, c)) != 0) return e;
-      c->has_groups = 1;
-    } else if (!strcmp(flag, "--M")) {
-      // M is bounded by what the operands can hold (gg_operand_sizes_check says so).
-      if (!parse_number(v, 0, INT64_MAX, &number)) return reject_number(flag, "a count", 0, INT64_MAX, v);
-      c->m = number;
-    } else if (!strcmp(flag, "--N") || !strcmp(flag, "--K")) {
-      if (!parse_number(v, 0, INT32_MAX, &number)) return reject_number(flag, "a count", 0, INT32_MAX, v);
-      *(flag[2] == 'N' ? &c->n : &c->k) = number;
-    } else if (!strcmp(flag, "--scaling")) {
-      if ((e = gg_scaling_from_name(v)) < 0) return reject("--scaling must be rowwise or blockwise, not '%s'", v);
-      c->desc.scaling = (gg_scaling)e;
-    } else if (!strcmp(flag, "--b")) {
-      if ((e = gg_b_layout_from_name(v)) < 0) return reject("--b must be plain or preshuffled, not '%s'", v);
-      c->desc.b_layout = (gg_b_layout)e;
-    } else if (!strcmp(flag, "--target")) {
-      if (enum_value(v, targets, 5) < 0)
-        return reject("--target must be host, sim, gfx942, gfx950 or hsa, not '%s'", v);
-      c->target = v;
-    } else if (!strcmp(flag, "--fp8")) {
-      if ((e = gg_fp8_from_name(v)) < 0) return reject("--fp8 must be e4m3fn or e4m3fnuz, not '%s'", v);
-      c->desc.fp8 = (gg_fp8)e;
-      c->fp8_given = 1;
-    } else if (!strcmp(flag, "--data")) {
-      if (!strcmp(v, "random")) c->data = GG_DATA_RANDOM;
-      else if (!strcmp(v, "exact")) c->data = GG_DATA_EXACT;
-      else return reject("--data must be random or exact, not '%s'", v);
-    } else if (!strcmp(flag, "--seed")) {
-      if (!parse_seed(v, &c->seed)) return reject("--seed takes a number from 0 to 2^64 - 1, not '%s'", v);
-    } else if (!strcmp(flag, "--tile")) {
-      // Three extents; which ones are candidates gg_op_desc_validate says.
-      char parts[3][24];
-      int64_t extent[3];
-      size_t lengths[3];
-      const char* p = v;
-      for (int i = 0; i < 3; ++i) {
-        lengths[i] = strcspn(p, "x");
-        if (lengths[i] == 0 || lengths[i] >= sizeof parts[i] || (i < 2) != (p[lengths[i]] == 'x'))
-          return reject("--tile takes MxNxK (e.g. 128x128x128), not '%s'", v);
-        memcpy(parts[i], p, lengths[i]);
-        parts[i][lengths[i]] = 0;
-        if (!parse_number(parts[i], 0, INT32_MAX, &extent[i]))
-          return reject_number("--tile", "extents", 0, INT32_MAX, parts[i]);
-        p += lengths[i] + (i < 2);
-      }
-      c->desc.tile.m = (int32_t)extent[0];
-      c->desc.tile.n = (int32_t)extent[1];
-      c->desc.tile.k = (int32_t)extent[2];
-    } else if (!strcmp(flag, "--wpe")) {
-      if (!parse_number(v, 0, 8, &number)) return reject_number(flag, "a wave count", 0, 8, v);
-      c->desc.tile.waves_per_eu = (int32_t)number;
-    } else if (!strcmp(flag, "--loop")) {
-      if ((e = gg_loop_form_from_name(v)) < 0) return reject("--loop must be rolled or unrolled, not '%s'", v);
-      c->desc.tile.loop = (gg_loop_form)e;
-    } else if (!strcmp(flag, "--chip")) {
-      if (strcmp(v, "gfx942") != 0 && strcmp(v, "gfx950") != 0)
-        return reject("--chip must be gfx942 or gfx950, not '%s'", v);
-      c->chip = (gg_target)gg_target_from_name(v);
-    } else if (!strcmp(flag, "--emit")) {
-      if ((e = gg_stage_from_name(v)) < 0)
+    if (!strcmp(flag, "--emit")) {
+      int e = gg_stage_from_name(v);
+      if (e < 0)
         return reject("--emit must be op, tiles, target, llvm-dialect, llvm, isa or hsaco, not '%s'", v);
       c->emit = (gg_stage)e;
       c->emit_given = 1;
     } else if (!strcmp(flag, "--after")) {
       c->after = v;
-    } else if (!strcmp(flag, "-o")) {
-      c->output = v;
     } else {
-      return reject("unknown flag '%s'", flag);
+      c->output = v;
     }
   }
-  if (c->op < 0) return reject("%s", "--op is required (stacked, dynamic or mm)");
-  if (!c->has_groups) return reject("%s", "--groups is required (one extent per group)");
-
-  gg_op_desc* d = &c->desc;
-  d->layout = gg_layout_of_op((gg_op_kind)c->op, (gg_ranks)c->ranks);
-  d->g = c->group_count;
-  // The split axis of 3D-2D and 2D-2D defaults to the sum of the group extents.
-  int64_t sum = 0;
-  for (int64_t g = 0; g < c->group_count; ++g)
-    if (!gg_checked_add(sum, c->groups[g], &sum)) sum = INT64_MAX;
-  int split_n = d->layout == GG_LAYOUT_N_OFFSETS, split_k = d->layout == GG_LAYOUT_K_OFFSETS;
-  if ((split_n && c->n < 0) || (split_k && c->k < 0)) {
-    if (sum > INT32_MAX) {
-      fprintf(stderr, "error: the group extents sum to more than %d, the most %s can be\n",
-              INT32_MAX, split_n ? "N" : "K");
-      return EXIT_REJECTED;
-    }
-  }
-  d->n = c->n >= 0 ? c->n : (split_n ? sum : -1);
-  d->k = c->k >= 0 ? c->k : (split_k ? sum : -1);
-  if (d->n < 0) return reject("%s", "--N is required");
-  if (d->k < 0) return reject("%s", "--K is required");
-  if (!strcmp(c->target, "gfx942")) d->target = GG_TARGET_GFX942;
-  else if (!strcmp(c->target, "gfx950")) d->target = GG_TARGET_GFX950;
-  else if (!strcmp(c->target, "sim")) d->target = c->chip;  // sim runs that chip's kernel
-  else d->target = GG_TARGET_HOST;
-  if (!c->fp8_given) d->fp8 = d->target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
+  int code = gg_flags_finish(&c->f);
+  if (code) return code;
   // An AMD target's artifact is its code object.
-  if (!c->emit_given && d->target != GG_TARGET_HOST) c->emit = GG_STAGE_BINARY;
+  if (!c->emit_given && c->f.desc.target != GG_TARGET_HOST) c->emit = GG_STAGE_BINARY;
   return 0;
 }
 
-// Requests gg refuses (the contract, or what it does not implement) exit 2.
-static int status_exit(gg_status status) {
-  gg_status_code c = gg_status_code_of(status);
-  int code = c == GG_STATUS_INVALID_ARGUMENT || c == GG_STATUS_UNIMPLEMENTED ? EXIT_REJECTED
-             : c == GG_STATUS_UNAVAILABLE                                    ? EXIT_UNAVAILABLE
-                                                                             : EXIT_FAIL;
-  fprintf(stderr, "error: %s\n", gg_status_message(status));
-  gg_status_free(status);
-  return code;
-}
-
 static int command_run(cli* c) {
-  int sim = !strcmp(c->target, "sim");
-  gg_check_backend backend = sim ? GG_CHECK_SIM : c->api ? GG_CHECK_API : GG_CHECK_HOST;
-  if (strcmp(c->target, "host") != 0 && !sim) {
+  int sim = !strcmp(c->f.target, "sim");
+  gg_check_backend backend = sim ? GG_CHECK_SIM : c->f.api ? GG_CHECK_API : GG_CHECK_HOST;
+  if (strcmp(c->f.target, "host") != 0 && !sim) {
     // An AMD GPU through HSA: gfx942 or gfx950 must be the GPU present; hsa takes any.
     gg_target gpu;
     gg_status status = gg_check_gpu_target(&gpu);
     if (status) return status_exit(status);
-    if (!strcmp(c->target, "hsa")) {
-      c->desc.target = gpu;
-      if (!c->fp8_given) c->desc.fp8 = gpu == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
+    if (!strcmp(c->f.target, "hsa")) {
+      c->f.desc.target = gpu;
+      if (!c->f.fp8_given) c->f.desc.fp8 = gpu == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
     }
     backend = GG_CHECK_GPU;
   }
-  gg_problem_spec spec = {c->desc, c->groups, c->m >= 0 ? c->m : GG_DYNAMIC, c->zeroing, c->data,
-                          c->seed, c->alternate_constant};
+  gg_problem_spec spec = gg_flags_problem(&c->f);
   gg_check_result r;
   gg_status status = gg_check_run(&spec, backend, 1, &r);
   if (status) return status_exit(status);
@@ -328,7 +126,7 @@ static double now_ms(void) {
 static int print_stats(const cli* c, double compile_ms) {
   gg_text isa;
   gg_text_init(&isa);
-  gg_status status = gg_compile_emit(&c->desc, GG_STAGE_ISA, &isa);
+  gg_status status = gg_compile_emit(&c->f.desc, GG_STAGE_ISA, &isa);
   gg_isa_stats stats;
   if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
   gg_text_free(&isa);
@@ -338,15 +136,15 @@ static int print_stats(const cli* c, double compile_ms) {
          "mfma_in_loop=%d lds_writes=%d b_path=%s kernarg_bytes=%d compile_ms=%.1f\n",
          stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
          stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.lds_writes,
-         c->desc.b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes,
+         c->f.desc.b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes,
          compile_ms);
   return EXIT_PASS;
 }
 
 static int command_compile(cli* c) {
-  gg_status status = gg_op_desc_validate(&c->desc);
+  gg_status status = gg_op_desc_validate(&c->f.desc);
   if (status) return status_exit(status);
-  if (c->stats && c->desc.target == GG_TARGET_HOST) {
+  if (c->stats && c->f.desc.target == GG_TARGET_HOST) {
     fprintf(stderr, "error: --stats describes AMD code objects (--target gfx942 or gfx950)\n");
     return EXIT_REJECTED;
   }
@@ -354,7 +152,7 @@ static int command_compile(cli* c) {
     fprintf(stderr, "error: --after prints MLIR; it does not combine with --emit or --stats\n");
     return EXIT_REJECTED;
   }
-  if (c->desc.target == GG_TARGET_HOST && (c->emit == GG_STAGE_ISA || c->emit == GG_STAGE_BINARY))
+  if (c->f.desc.target == GG_TARGET_HOST && (c->emit == GG_STAGE_ISA || c->emit == GG_STAGE_BINARY))
     return reject("--emit %s describes AMD code objects: add --target gfx942 or gfx950 (host "
                   "kernels are JIT-compiled; --emit llvm shows their code)",
                   gg_stage_name(c->emit));
@@ -366,8 +164,8 @@ static int command_compile(cli* c) {
   gg_text text;
   gg_text_init(&text);
   double start = now_ms();
-  status = c->after ? gg_compile_emit_after_pass(&c->desc, c->after, &text)
-                   : gg_compile_emit(&c->desc, c->emit, &text);
+  status = c->after ? gg_compile_emit_after_pass(&c->f.desc, c->after, &text)
+                   : gg_compile_emit(&c->f.desc, c->emit, &text);
   double compile_ms = now_ms() - start;
   if (status) {
     gg_text_free(&text);
@@ -454,6 +252,160 @@ static int command_preshuffle(int argc, char** argv) {
   return EXIT_PASS;
 }
 
+// The kernels of a bundle, as the flags that describe them.
+typedef struct bundle_list {
+  gg_op_desc* descs;
+  char** flags;
+  size_t count, capacity;
+} bundle_list;
+
+static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* flags) {
+  if (l->count == l->capacity) {
+    size_t capacity = l->capacity ? l->capacity * 2 : 16;
+    gg_op_desc* descs = realloc(l->descs, capacity * sizeof *descs);
+    if (descs) l->descs = descs;
+    char** all = descs ? realloc(l->flags, capacity * sizeof *all) : NULL;
+    if (!all) {
+      fprintf(stderr, "error: out of memory\n");
+      return EXIT_FAIL;
+    }
+    l->flags = all;
+    l->capacity = capacity;
+  }
+  l->descs[l->count] = *desc;
+  if (!(l->flags[l->count] = strdup(flags))) {
+    fprintf(stderr, "error: out of memory\n");
+    return EXIT_FAIL;
+  }
+  ++l->count;
+  return 0;
+}
+
+static void bundle_list_free(bundle_list* l) {
+  for (size_t i = 0; i < l->count; ++i) free(l->flags[i]);
+  free(l->flags);
+  free(l->descs);
+}
+
+// Adds every descriptor line of text (a list file) whose target must be `target`.
+static int bundle_list_read(bundle_list* l, const char* name, const char* text, const char* target) {
+  int line_number = 0;
+  for (const char* p = text; *p;) {
+    size_t length = strcspn(p, "\n");
+    char* line = strndup(p, length);
+    if (!line) {
+      fprintf(stderr, "error: out of memory\n");
+      return EXIT_FAIL;
+    }
+    p += length + (p[length] == '\n');
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", name, ++line_number);
+    gg_flags f;
+    int blank;
+    int code = gg_flags_parse_line(line, where, target, &f, &blank);
+    if (!code && !blank && strcmp(f.target, target) != 0) {
+      fprintf(stderr, "error: %s: --target %s in a bundle for %s\n", where, f.target, target);
+      code = EXIT_REJECTED;
+    }
+    // The line as written (without its comment) is what gg-launch --list runs.
+    size_t end = strcspn(line, "#");
+    while (end > 0 && isspace((unsigned char)line[end - 1])) --end;
+    line[end] = 0;
+    if (!code && !blank) code = bundle_list_add(l, &f.desc, line);
+    gg_flags_free(&f);
+    free(line);
+    if (code) return code;
+  }
+  return 0;
+}
+
+static int distinct_kernels(const bundle_list* l) {
+  gg_table seen;
+  gg_table_init(&seen);
+  char (*keys)[1024] = calloc(l->count ? l->count : 1, sizeof *keys);
+  int count = 0;
+  for (size_t i = 0; keys && i < l->count; ++i) {
+    gg_op_desc_format(&l->descs[i], keys[i], sizeof keys[i]);
+    if (!gg_table_get(&seen, keys[i]) && gg_table_put(&seen, keys[i], keys[i]) == 0) ++count;
+  }
+  gg_table_free(&seen);
+  free(keys);
+  return count;
+}
+
+// gg bundle --target T -o FILE [--list FILE|-] [descriptor flags] [--threads T]
+static int command_bundle(int argc, char** argv) {
+  gg_flags f;
+  gg_flags_init(&f);
+  const char *output = NULL, *list = NULL;
+  int64_t threads = 0;
+  int code = 0;
+  gg_text words;  // the command line's descriptor flags, as the kernel's flags
+  gg_text_init(&words);
+  for (int i = 2; i < argc && !code; ++i) {
+    int first = i;
+    int taken = gg_flags_take(&f, argc, argv, &i);
+    if (taken > 0) {
+      code = taken;
+    } else if (taken == 0) {
+      if (strcmp(argv[first], "--target") != 0)
+        for (int w = first; w <= i; ++w) gg_text_printf(&words, "%s%s", words.length ? " " : "", argv[w]);
+    } else if (strcmp(argv[i], "-o") != 0 && strcmp(argv[i], "--list") != 0 &&
+               strcmp(argv[i], "--threads") != 0) {
+      code = reject("unknown flag '%s'", argv[i]);
+    } else if (i + 1 >= argc) {
+      code = reject("%s needs a value", argv[i]);
+    } else if (!strcmp(argv[i], "-o")) {
+      output = argv[++i];
+    } else if (!strcmp(argv[i], "--list")) {
+      list = argv[++i];
+    } else if (!parse_number(argv[i + 1], 0, 1024, &threads)) {
+      code = reject_number("--threads", "a thread count (0: one per core)", 0, 1024, argv[i + 1]);
+    } else {
+      ++i;
+    }
+  }
+  const char* target = f.target;
+  if (!code && !f.target_given) code = reject("%s", "--target is required (host, gfx942 or gfx950)");
+  if (!code && strcmp(target, "host") && strcmp(target, "gfx942") && strcmp(target, "gfx950"))
+    code = reject("a bundle's --target is host, gfx942 or gfx950, not '%s'", target);
+  if (!code && !output) code = reject("%s", "-o FILE is required");
+  if (!code && !list && f.op < 0)
+    code = reject("%s", "nothing to bundle: give descriptor flags, or --list FILE (- for stdin)");
+  bundle_list kernels = {0};
+  if (!code && f.op >= 0 && !(code = gg_flags_finish(&f))) {
+    gg_text_printf(&words, " --target %s", target);
+    code = words.failed ? EXIT_FAIL : bundle_list_add(&kernels, &f.desc, words.data);
+  }
+  gg_text text;
+  gg_text_init(&text);
+  if (!code && list) {
+    gg_status status = !strcmp(list, "-") ? gg_fd_read_text(0, &text) : gg_file_read(list, &text);
+    code = status ? status_exit(status)
+                  : bundle_list_read(&kernels, !strcmp(list, "-") ? "stdin" : list,
+                                     gg_text_str(&text), target);
+    if (!code && kernels.count == 0) code = reject("the list %s holds no descriptor", list);
+  }
+  if (!code) {
+    double start = now_ms();
+    gg_status status = gg_bundle_write(output, kernels.descs, (const char* const*)kernels.flags,
+                                       kernels.count, (int)threads);
+    if (status) {
+      code = status_exit(status);
+    } else {
+      struct stat st;
+      long long bytes = stat(output, &st) == 0 ? (long long)st.st_size : -1;
+      printf("bundle %s: %d kernels for %s from %zu descriptors, %lld bytes, in %.0f ms\n",
+             output, distinct_kernels(&kernels), target, kernels.count, bytes, now_ms() - start);
+    }
+  }
+  gg_text_free(&text);
+  gg_text_free(&words);
+  bundle_list_free(&kernels);
+  gg_flags_free(&f);
+  return code;
+}
+
 static void usage(FILE* out) {
   fprintf(out,
           "usage: gg run --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...\n"
@@ -464,7 +416,9 @@ static void usage(FILE* out) {
           "              [--chip gfx942|gfx950] [--api]\n"
           "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm|\n"
           "              isa|hsaco | --after PASS] [-o FILE] [--stats]\n"
-          "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n");
+          "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
+          "       gg bundle --target host|gfx942|gfx950 -o FILE [--list FILE|-] [--threads T]\n"
+          "              [descriptor flags]\n");
 }
 
 int gg_cli_main(int argc, char** argv) {
@@ -473,6 +427,7 @@ int gg_cli_main(int argc, char** argv) {
     return argc < 2 ? EXIT_REJECTED : EXIT_PASS;
   }
   if (!strcmp(argv[1], "preshuffle")) return command_preshuffle(argc, argv);
+  if (!strcmp(argv[1], "bundle")) return command_bundle(argc, argv);
   int is_run = !strcmp(argv[1], "run"), is_compile = !strcmp(argv[1], "compile");
   if (!is_run && !is_compile) {
     fprintf(stderr, "error: unknown command '%s'\n", argv[1]);

@@ -12,6 +12,11 @@
 //              | --after PASS] [-o FILE] [--stats]
 //   gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT
 //              (raw FP8 weights in the MFMA B-preshuffle order, or back with --inverse)
+//   gg bundle  --target host|gfx942|gfx950 -o FILE [--list FILE|-] [descriptor flags]
+//              [--threads T]
+//              (many kernels compiled ahead of time into one file, for libgg_runtime and
+//              gg-launch; the list has one descriptor per line in gg run's flags, '#'
+//              comments; compiles run in parallel, one thread per core by default)
 //
 // --groups lists one extent per group; an item E*C stands for C groups of extent E
 // ("256,0*9999" is 10000 groups). --target gfx942|gfx950|hsa runs on an AMD GPU through
@@ -33,34 +38,18 @@
 
 #include "compiler/compile.h"
 #include "gg/op.h"
-#include "tests/reference/problem.h"
+#include "tools/flags.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { GG_EXIT_PASS = 0, GG_EXIT_FAIL = 1, GG_EXIT_REJECTED = 2, GG_EXIT_UNAVAILABLE = 3 };
-
 // The flags of run and compile.
 typedef struct gg_cli {
-  gg_op_desc desc;
-  int op;      // gg_op_kind
-  int ranks;   // gg_ranks
-  int64_t* groups;  // owned
-  int64_t group_count;
-  int has_groups;
-  int64_t m, n, k;  // -1: not given
-  int fp8_given;
-  const char* target;  // host, sim, gfx942, gfx950, hsa
-  gg_data_kind data;
-  uint64_t seed;
-  int zeroing;
-  int alternate_constant;
+  gg_flags f;  // the descriptor flags (tools/flags.h)
   gg_stage emit;
   int emit_given;
   int stats;
-  int api;         // run host kernels through the public API (cached shared objects)
-  gg_target chip;  // what --target sim emulates
   const char* output;
   const char* after;  // gg compile: print the module after this pass
 } gg_cli;

@@ -1,6 +1,12 @@
 // gg's public C API: FP8 grouped GEMMs compiled on demand, cached, and launched on DLPack
 // tensors, on the host CPU or on an AMD GPU through HSA.
 //
+// Two libraries implement it. libgg (pkg-config gg) holds the compiler: a kernel no bundle
+// holds is compiled on first use. libgg_runtime (pkg-config gg-runtime) links no LLVM or
+// MLIR: kernels come from bundles built ahead of time (`gg bundle`, gg_bundle_write), a
+// miss is GG_STATUS_NOT_FOUND, and gg_emit and gg_bundle_write return
+// GG_STATUS_UNIMPLEMENTED.
+//
 //   gg_context* ctx;
 //   gg_context_create(NULL, &ctx);                        // defaults: disk cache, GPU 0
 //   gg_status s = gg_f8f8bf16_rowwise_grouped_stacked(ctx, &xq, &wq, &x_scale, &w_scale,
@@ -22,6 +28,7 @@
 
 #include "gg/op.h"
 #include "gg/status.h"
+#include "gg/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +58,10 @@ typedef struct gg_context_options {
   void* log_user;
   gg_log_level log_level;
   int gpu;  // the HSA GPU agent kDLROCM tensors live on (0: the first); -1: none
+  // Bundles loaded at creation (as gg_context_load_bundle): creation fails if one does not
+  // load.
+  const char* const* bundles;
+  size_t bundle_count;
 } gg_context_options;
 
 void gg_context_options_init(gg_context_options* options);
@@ -75,17 +86,50 @@ typedef struct gg_cache_stats {
   uint64_t disk_hits;       // kernels loaded from the cache directory
   uint64_t compiles;        // kernels compiled
   uint64_t files_rejected;  // corrupt, truncated or untrusted cache files, deleted and rebuilt
+  uint64_t bundle_hits;     // kernels loaded from a bundle
 } gg_cache_stats;
 
 void gg_context_cache_stats(gg_context* context, gg_cache_stats* out);
+
+// ---------------------------------------------------------------------------------------
+// Bundles: kernels compiled ahead of time for one target, in one file (docs/bundle.md).
+
+// Loads a bundle into the context: gg_kernel_get then finds its kernels (in O(1)) before
+// looking in the memory and disk caches or compiling. The whole file is checked first
+// (format version, target, checksums, every kernel's descriptor and metadata against its
+// code, no key twice, none already loaded from another bundle; host bundles only on a CPU
+// with the features of the one that built them); on failure the message says what and
+// nothing of the bundle is loaded. Thread-safe.
+gg_status gg_context_load_bundle(gg_context* context, const char* path);
+
+typedef struct gg_bundle_kernel_info {
+  gg_op_desc desc;      // defaults filled in
+  const char* name;     // the kernel's name
+  const char* flags;    // the `gg run` flags it was bundled from
+  const char* bundle;   // the path it was loaded from
+} gg_bundle_kernel_info;
+
+// The kernels of the context's bundles, in load order; the strings live as long as the
+// context.
+size_t gg_context_bundle_kernel_count(gg_context* context);
+gg_status gg_context_bundle_kernel(gg_context* context, size_t index, gg_bundle_kernel_info* out);
+
+// Compiles count descriptors of one target into a bundle at path, written atomically (all
+// or nothing), in parallel on `threads` threads (0: one per core), each with its own MLIR
+// context. flags[i] (may be NULL, or NULL entries) records the `gg run` flags of
+// descs[i]; descriptors equal after their defaults are bundled once. libgg only.
+gg_status gg_bundle_write(const char* path, const gg_op_desc* descs, const char* const* flags,
+                          size_t count, int threads);
 
 // ---------------------------------------------------------------------------------------
 // Kernels: a descriptor compiled for its target, owned by the context.
 
 typedef struct gg_kernel gg_kernel;
 
-// Compiles desc (or finds it in the memory or disk cache). Threads asking for the same
-// descriptor at once share one compile. AMD kernels compile without a GPU present.
+// Finds desc in the context, then in its bundles, then in the disk cache, else compiles it
+// (libgg; libgg_runtime returns GG_STATUS_NOT_FOUND with the `gg bundle` line that would
+// build it). Threads asking for the same descriptor at once share one build. AMD kernels
+// compile without a GPU present.
 gg_status gg_kernel_get(gg_context* context, const gg_op_desc* desc, gg_kernel** out);
 
 const gg_op_desc* gg_kernel_desc(const gg_kernel* kernel);  // defaults filled in

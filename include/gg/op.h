@@ -116,6 +116,9 @@ void gg_op_desc_kernel_name(const gg_op_desc* desc, char* buffer, size_t size);
 // accepts exactly what the formatter writes (defaults resolved) and names a bad field.
 void gg_op_desc_format(const gg_op_desc* desc, char* buffer, size_t size);
 gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc);
+// The `gg run` / `gg bundle` flags that describe desc (its G groups written as 1*G; every
+// field explicit, defaults filled in), e.g. "--op stacked --groups 1*8 --N 4096 ...".
+void gg_op_desc_flags(const gg_op_desc* desc, char* buffer, size_t size);
 
 // Names, and their inverses (which return -1 for an unknown name).
 const char* gg_layout_name(gg_layout layout);

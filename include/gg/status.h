@@ -20,6 +20,7 @@ typedef enum gg_status_code {
   GG_STATUS_INTERNAL = 4,          // a compiler or runtime failure (a bug, or a broken toolchain)
   GG_STATUS_IO = 5,                // a file could not be read or written
   GG_STATUS_RESOURCE_EXHAUSTED = 6,
+  GG_STATUS_NOT_FOUND = 7,         // no kernel for the descriptor, and no compiler to build it
 } gg_status_code;
 
 typedef struct gg_status_s* gg_status;

@@ -12,7 +12,7 @@
 
 #include "api/disk_cache.h"
 #include "compiler/compile.h"
-#include "compiler/files.h"
+#include "runtime/files.h"
 #include "runtime/code_object.h"
 #include "tests/fuzz/fuzz.h"
 

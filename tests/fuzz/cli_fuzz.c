@@ -193,7 +193,8 @@ static int too_many_groups(char** words, int count) {
 }
 
 // Whether `gg run` of the parsed flags is small enough to execute here.
-static int small_run(const gg_cli* c) {
+static int small_run(const gg_cli* cli) {
+  const gg_flags* c = &cli->f;
   if (strcmp(c->target, "host") != 0 && strcmp(c->target, "sim") != 0) return 1;  // exits 3
   if (c->group_count > 64 || c->api) return 0;
   int64_t m = c->m >= 0 ? c->m : 0;

@@ -8,9 +8,8 @@
 
 #include "compiler/compile.h"
 #include "gg/gg.h"
-#include "runtime/hash.h"
 #include "sim/sim.h"
-#include "tests/support/dl.h"
+#include "tests/support/verify.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -87,34 +86,14 @@ static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend,
   return GG_OK;
 }
 
-// Runs on the GPU through the API: operands copied to shared memory and the output back.
-static gg_status gpu_run(kernel* k, const gg_problem* p) {
-  void* device[GG_OPERAND_COUNT] = {NULL};
-  gg_status status = GG_OK;
-  for (int i = 0; i < GG_OPERAND_COUNT && !status; ++i) {
-    if (!p->buffers[i]) continue;
-    status = gg_context_gpu_alloc(k->api, p->bytes[i], &device[i]);
-    if (!status) memcpy(device[i], p->buffers[i], p->bytes[i]);
-  }
-  if (!status) {
-    gg_dl_operands operands;
-    gg_dl_wrap(p, device, (DLDevice){kDLROCM, 0}, &operands);
-    status = gg_kernel_launch(k->api, k->api_kernel, operands.pointers, p->zeroing);
-  }
-  if (!status) memcpy(p->buffers[GG_OPERAND_OUT], device[GG_OPERAND_OUT], p->bytes[GG_OPERAND_OUT]);
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i) gg_context_gpu_free(k->api, device[i]);
-  return status;
-}
-
-static gg_status kernel_run(kernel* k, const gg_problem* p, gg_check_result* result) {
+static gg_status kernel_run(void* user, const gg_problem* p, gg_check_result* result) {
+  kernel* k = user;
   if (k->backend == GG_CHECK_HOST)
     return gg_host_kernel_run(k->host, p->buffers, p->m, p->zeroing);
-  if (k->backend == GG_CHECK_API) {
-    gg_dl_operands operands;
-    gg_dl_wrap(p, p->buffers, (DLDevice){kDLCPU, 0}, &operands);
-    return gg_kernel_launch(k->api, k->api_kernel, operands.pointers, p->zeroing);
+  if (k->backend == GG_CHECK_API || k->backend == GG_CHECK_GPU) {
+    gg_verify_api api = {k->api, k->api_kernel};
+    return gg_verify_api_launch(&api, p, result);
   }
-  if (k->backend == GG_CHECK_GPU) return gpu_run(k, p);
   gg_sim_stats stats;
   gg_status status = gg_sim_run(mlirModuleGetOperation(k->module), &p->desc, p->buffers, p->m,
                                 p->zeroing, &stats);
@@ -135,45 +114,10 @@ gg_status gg_check_run(const gg_problem_spec* spec, gg_check_backend backend, in
   GG_RETURN_IF_ERROR(gg_problem_create(spec, &problem));
   kernel k;
   gg_status status = kernel_create(&problem->desc, backend, &k);
-  if (status) {
-    kernel_destroy(&k);
-    gg_problem_destroy(problem);
-    return status;
-  }
-  int64_t count = gg_operand_shape_numel(&problem->shapes[GG_OPERAND_OUT]);
-  size_t slots = (size_t)(count ? count : 1);
-  uint16_t* got = problem->buffers[GG_OPERAND_OUT];
-  uint16_t* want = malloc(slots * sizeof *want);
-  double* bound = malloc(slots * sizeof *bound);
-  if (!want || !bound) {
-    status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  } else {
-    gg_poison_bf16(got, count);
-    gg_poison_bf16(want, count);
-    double start = now_ms();
-    status = kernel_run(&k, problem, result);
-    result->run_ms = now_ms() - start;
-  }
   if (!status) {
-    gg_reference_run(problem, want, bound);
-    result->compare = gg_compare_outputs(got, want, bound, count, problem->desc.k,
-                                         problem->data == GG_DATA_EXACT);
-    result->passed = result->compare.mismatches == 0 && result->compare.unwritten == 0 &&
-                     result->compare.clobbered == 0;
-    result->checksum = gg_fnv1a64(got, (size_t)count * sizeof *got);
-    result->m = problem->m;
     result->compile_ms = k.compile_ms;
-    result->output_count = count;
-    gg_op_desc_kernel_name(&problem->desc, result->kernel_name, sizeof result->kernel_name);
-    if (keep_output) {
-      result->output = malloc(slots * sizeof *got);
-      result->expected = want;
-      want = NULL;
-      if (result->output) memcpy(result->output, got, (size_t)count * sizeof *got);
-    }
+    status = gg_verify_problem(problem, kernel_run, &k, 1, keep_output, result);
   }
-  free(want);
-  free(bound);
   kernel_destroy(&k);
   gg_problem_destroy(problem);
   return status;
@@ -181,10 +125,4 @@ gg_status gg_check_run(const gg_problem_spec* spec, gg_check_backend backend, in
 
 gg_status gg_check_host(const gg_problem_spec* spec, int keep_output, gg_check_result* result) {
   return gg_check_run(spec, GG_CHECK_HOST, keep_output, result);
-}
-
-void gg_check_result_free(gg_check_result* result) {
-  free(result->output);
-  free(result->expected);
-  result->output = result->expected = NULL;
 }

@@ -8,24 +8,11 @@
 #include "gg/status.h"
 #include "tests/reference/problem.h"
 #include "tests/reference/reference.h"
+#include "tests/support/verify.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct gg_check_result {
-  int passed;               // no mismatch, nothing unwritten, nothing clobbered
-  gg_compare_result compare;
-  uint64_t checksum;        // FNV-1a of the whole output buffer (poison included)
-  int64_t m;                // the grouped extent the problem used
-  double compile_ms;
-  double run_ms;
-  int64_t sim_mfmas;        // sim: MFMA instructions executed
-  char kernel_name[256];
-  uint16_t* output;         // the kernel's output when keep_output was set (owned)
-  uint16_t* expected;       // the reference's output when keep_output was set (owned)
-  int64_t output_count;
-} gg_check_result;
 
 // Where a check runs the kernel.
 typedef enum gg_check_backend {
@@ -44,7 +31,6 @@ gg_status gg_check_run(const gg_problem_spec* spec, gg_check_backend backend, in
                        gg_check_result* result);
 gg_status gg_check_host(const gg_problem_spec* spec, int keep_output, gg_check_result* result);
 
-void gg_check_result_free(gg_check_result* result);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,11 @@
 // Whole-file reads and writes for the compiler and the cache.
-#ifndef GG_COMPILER_FILES_H_
-#define GG_COMPILER_FILES_H_
+#ifndef GG_RUNTIME_FILES_H_
+#define GG_RUNTIME_FILES_H_
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "compiler/ir.h"
+#include "runtime/text.h"
 #include "gg/status.h"
 
 #ifdef __cplusplus
@@ -15,6 +15,8 @@ extern "C" {
 // Appends the file's bytes to out. A missing file is GG_STATUS_UNAVAILABLE (so callers
 // can tell it from a failed read, GG_STATUS_IO).
 gg_status gg_file_read(const char* path, gg_text* out);
+// Appends everything fd holds up to its end (standard input, a pipe) to out.
+gg_status gg_fd_read_text(int fd, gg_text* out);
 
 // Writes all of data to fd (retrying short writes); 0 on success, -1 with errno set.
 int gg_fd_write_all(int fd, const void* data, size_t size);
@@ -29,9 +31,13 @@ gg_status gg_make_dirs(const char* path, mode_t mode);
 
 // Creates (or replaces) path holding exactly data.
 gg_status gg_file_write(const char* path, const void* data, size_t size);
+// Writes a whole file or nothing: a private temporary file beside it, synced, then renamed
+// over path, so a reader never sees part of it. mode is the file's permissions (umask
+// applies).
+gg_status gg_file_write_atomic(const char* path, const void* data, size_t size, mode_t mode);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  // GG_COMPILER_FILES_H_
+#endif  // GG_RUNTIME_FILES_H_

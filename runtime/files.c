@@ -1,7 +1,8 @@
 // Whole files.
-#include "compiler/files.h"
+#include "runtime/files.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -22,6 +23,19 @@ gg_status gg_file_read(const char* path, gg_text* out) {
   fclose(file);
   if (failed) return gg_status_make(GG_STATUS_IO, "reading %s failed", path);
   if (out->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %s", path);
+  return GG_OK;
+}
+
+gg_status gg_fd_read_text(int fd, gg_text* out) {
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return gg_status_make(GG_STATUS_IO, "reading descriptor %d failed: %s", fd, strerror(errno));
+    if (n == 0) break;
+    gg_text_append(out, chunk, (size_t)n);
+  }
+  if (out->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   return GG_OK;
 }
 
@@ -76,4 +90,27 @@ gg_status gg_file_write(const char* path, const void* data, size_t size) {
   failed = close(fd) != 0 || failed;
   return failed ? gg_status_make(GG_STATUS_IO, "writing %s failed: %s", path, strerror(errno))
                 : GG_OK;
+}
+
+gg_status gg_file_write_atomic(const char* path, const void* data, size_t size, mode_t mode) {
+  char temporary[PATH_MAX];
+  if (snprintf(temporary, sizeof temporary, "%s.tmp-XXXXXX", path) >= (int)sizeof temporary)
+    return gg_status_make(GG_STATUS_IO, "path too long: %s", path);
+  int fd = mkstemp(temporary);
+  if (fd < 0) return gg_status_make(GG_STATUS_IO, "cannot write %s: %s", path, strerror(errno));
+  mode_t mask = umask(0);
+  umask(mask);
+  int failed = fchmod(fd, mode & ~mask) != 0;
+  failed = failed || gg_fd_write_all(fd, data, size) != 0 || fsync(fd) != 0;
+  int saved = errno;
+  failed = close(fd) != 0 || failed;
+  if (!failed && rename(temporary, path) != 0) {
+    saved = errno;
+    failed = 1;
+  }
+  if (failed) {
+    unlink(temporary);
+    return gg_status_make(GG_STATUS_IO, "writing %s failed: %s", path, strerror(saved));
+  }
+  return GG_OK;
 }

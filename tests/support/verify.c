@@ -1,0 +1,101 @@
+// One problem checked end to end, whatever launches it (verify.h).
+#include "tests/support/verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/hash.h"
+#include "tests/support/dl.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+gg_status gg_verify_problem(const gg_problem* problem, gg_verify_launch_fn launch, void* user,
+                            int repeat, int keep_output, gg_check_result* result) {
+  if (repeat < 1) repeat = 1;
+  int64_t count = gg_operand_shape_numel(&problem->shapes[GG_OPERAND_OUT]);
+  size_t slots = (size_t)(count ? count : 1);
+  uint16_t* got = problem->buffers[GG_OPERAND_OUT];
+  uint16_t* want = malloc(slots * sizeof *want);
+  double* bound = malloc(slots * sizeof *bound);
+  double* times = malloc((size_t)repeat * sizeof *times);
+  gg_status status = GG_OK;
+  if (!want || !bound || !times) {
+    status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  } else {
+    gg_poison_bf16(want, count);
+    for (int r = 0; r < repeat && !status; ++r) {
+      gg_poison_bf16(got, count);  // every launch must write the whole output again
+      double start = now_ms();
+      status = launch(user, problem, result);
+      times[r] = now_ms() - start;
+    }
+  }
+  if (!status) {
+    result->run_ms = times[0];
+    qsort(times, (size_t)repeat, sizeof *times, compare_doubles);
+    result->median_ms = times[repeat / 2];
+    gg_reference_run(problem, want, bound);
+    result->compare = gg_compare_outputs(got, want, bound, count, problem->desc.k,
+                                         problem->data == GG_DATA_EXACT);
+    result->passed = result->compare.mismatches == 0 && result->compare.unwritten == 0 &&
+                     result->compare.clobbered == 0;
+    result->checksum = gg_fnv1a64(got, (size_t)count * sizeof *got);
+    result->m = problem->m;
+    result->output_count = count;
+    gg_op_desc_kernel_name(&problem->desc, result->kernel_name, sizeof result->kernel_name);
+    if (keep_output) {
+      result->output = malloc(slots * sizeof *got);
+      result->expected = want;
+      want = NULL;
+      if (result->output) memcpy(result->output, got, (size_t)count * sizeof *got);
+    }
+  }
+  free(times);
+  free(want);
+  free(bound);
+  return status;
+}
+
+// Runs on the GPU through the API: operands copied to shared memory and the output back.
+static gg_status gpu_launch(gg_verify_api* api, const gg_problem* p) {
+  void* device[GG_OPERAND_COUNT] = {NULL};
+  gg_status status = GG_OK;
+  for (int i = 0; i < GG_OPERAND_COUNT && !status; ++i) {
+    if (!p->buffers[i]) continue;
+    status = gg_context_gpu_alloc(api->context, p->bytes[i], &device[i]);
+    if (!status) memcpy(device[i], p->buffers[i], p->bytes[i]);
+  }
+  if (!status) {
+    gg_dl_operands operands;
+    gg_dl_wrap(p, device, (DLDevice){kDLROCM, 0}, &operands);
+    status = gg_kernel_launch(api->context, api->kernel, operands.pointers, p->zeroing);
+  }
+  if (!status) memcpy(p->buffers[GG_OPERAND_OUT], device[GG_OPERAND_OUT], p->bytes[GG_OPERAND_OUT]);
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) gg_context_gpu_free(api->context, device[i]);
+  return status;
+}
+
+gg_status gg_verify_api_launch(void* user, const gg_problem* p, gg_check_result* result) {
+  (void)result;
+  gg_verify_api* api = user;
+  if (gg_kernel_desc(api->kernel)->target != GG_TARGET_HOST) return gpu_launch(api, p);
+  gg_dl_operands operands;
+  gg_dl_wrap(p, p->buffers, (DLDevice){kDLCPU, 0}, &operands);
+  return gg_kernel_launch(api->context, api->kernel, operands.pointers, p->zeroing);
+}
+
+void gg_check_result_free(gg_check_result* result) {
+  free(result->output);
+  free(result->expected);
+  result->output = result->expected = NULL;
+}

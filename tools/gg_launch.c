@@ -1,0 +1,177 @@
+// gg-launch: runs kernels from bundles and checks them against the C reference, with the
+// runtime alone (libgg_runtime: no LLVM, no MLIR). What runs on GPU machines.
+//
+//   gg-launch --bundle FILE [--bundle FILE ...] [gg run's descriptor flags]
+//             [--data exact|random] [--seed S] [--repeat N]
+//   gg-launch --bundle FILE --list [--data ...] [--seed S] [--repeat N]
+//
+// The first form runs one problem (the target defaults to the bundle's); --list runs every
+// kernel of the bundles with the flags it was bundled from. Each problem prints
+//   kernel=<name> m=<m> load_ms=<t> run_ms=<first> median_ms=<of N>
+//   PASS max_abs_err=<e> max_ulp=<u> elements=<n> checksum=<16 hex digits>
+// as `gg run` does. Exit codes are gg run's: 0 every problem passed, 1 a FAIL, 2 input
+// refused (a bad bundle, a kernel no bundle holds, bad flags), 3 no GPU for the kernels.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gg/gg.h"
+#include "tests/reference/problem.h"
+#include "tests/support/verify.h"
+#include "tools/flags.h"
+
+#define MAX_BUNDLES 64
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void usage(FILE* out) {
+  fprintf(out,
+          "usage: gg-launch --bundle FILE [--bundle FILE ...] [descriptor flags as gg run]\n"
+          "                 [--data exact|random] [--seed S] [--repeat N]\n"
+          "       gg-launch --bundle FILE --list [--data exact|random] [--seed S] [--repeat N]\n");
+}
+
+// A missing kernel is refused input (exit 2) like a contract violation.
+static int exit_of(gg_status status) {
+  if (gg_status_code_of(status) == GG_STATUS_NOT_FOUND) {
+    fprintf(stderr, "error: %s\n", gg_status_message(status));
+    gg_status_free(status);
+    return GG_EXIT_REJECTED;
+  }
+  return gg_status_exit(status);
+}
+
+// One problem: the kernel from the context's bundles, launched `repeat` times, checked.
+static int run_one(gg_context* context, const gg_flags* f, int repeat) {
+  if (!strcmp(f->target, "sim") || !strcmp(f->target, "hsa"))
+    return gg_flags_reject("--target %s: gg-launch runs the bundle's kernels on their target "
+                           "(host, gfx942 or gfx950; without --target, the bundle's)",
+                           f->target);
+  gg_problem_spec spec = gg_flags_problem(f);
+  gg_problem* problem;
+  gg_status status = gg_problem_create(&spec, &problem);
+  if (status) return exit_of(status);
+  gg_check_result r;
+  memset(&r, 0, sizeof r);
+  double start = now_ms();
+  gg_kernel* kernel = NULL;
+  status = gg_kernel_get(context, &problem->desc, &kernel);
+  r.compile_ms = now_ms() - start;
+  gg_verify_api api = {context, kernel};
+  if (!status) status = gg_verify_problem(problem, gg_verify_api_launch, &api, repeat, 0, &r);
+  gg_problem_destroy(problem);
+  if (status) return exit_of(status);
+  printf("kernel=%s m=%lld load_ms=%.1f run_ms=%.2f median_ms=%.2f\n", r.kernel_name,
+         (long long)r.m, r.compile_ms, r.run_ms, r.median_ms);
+  printf("%s max_abs_err=%g max_ulp=%d elements=%lld checksum=%016" PRIx64 "\n",
+         r.passed ? "PASS" : "FAIL", r.compare.max_abs_err, r.compare.max_ulp,
+         (long long)r.compare.elements, r.checksum);
+  fflush(stdout);
+  return r.passed ? GG_EXIT_PASS : GG_EXIT_FAIL;
+}
+
+// The worse of two exit codes (a failure outranks an unavailable device).
+static int worse(int a, int b) {
+  static const int rank[] = {0, 3, 2, 1};  // PASS, FAIL, REJECTED, UNAVAILABLE
+  return rank[b] > rank[a] ? b : a;
+}
+
+// Every kernel of the bundles, with the flags it was bundled from.
+static int run_list(gg_context* context, const gg_flags* overrides, int repeat) {
+  size_t count = gg_context_bundle_kernel_count(context);
+  int code = GG_EXIT_PASS;
+  for (size_t i = 0; i < count; ++i) {
+    gg_bundle_kernel_info info;
+    gg_status status = gg_context_bundle_kernel(context, i, &info);
+    if (status) return exit_of(status);
+    printf("# %s\n", info.flags);
+    char where[64];
+    snprintf(where, sizeof where, "kernel %zu of the bundles", i);
+    gg_flags f;
+    int blank;
+    int one = gg_flags_parse_line(info.flags, where, gg_target_name(info.desc.target), &f, &blank);
+    if (!one && blank) one = gg_flags_reject("%s", "a bundled kernel has no flags");
+    if (!one) {
+      f.data = overrides->data;
+      f.seed = overrides->seed;
+      one = run_one(context, &f, repeat);
+    }
+    gg_flags_free(&f);
+    code = worse(code, one);
+  }
+  return code;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? GG_EXIT_REJECTED : GG_EXIT_PASS;
+  }
+  const char* bundles[MAX_BUNDLES];
+  size_t bundle_count = 0;
+  int list = 0, code = 0;
+  int64_t repeat = 1;
+  gg_flags f;
+  gg_flags_init(&f);
+  for (int i = 1; i < argc && !code; ++i) {
+    int taken = gg_flags_take(&f, argc, argv, &i);
+    if (taken > 0) code = taken;
+    if (taken >= 0) continue;
+    if (!strcmp(argv[i], "--list")) {
+      list = 1;
+    } else if (strcmp(argv[i], "--bundle") != 0 && strcmp(argv[i], "--repeat") != 0) {
+      code = gg_flags_reject("unknown flag '%s'", argv[i]);
+    } else if (i + 1 >= argc) {
+      code = gg_flags_reject("%s needs a value", argv[i]);
+    } else if (!strcmp(argv[i], "--bundle")) {
+      if (bundle_count == MAX_BUNDLES) code = gg_flags_reject("%s", "more than 64 bundles");
+      else bundles[bundle_count++] = argv[++i];
+    } else if (!gg_flags_number(argv[++i], 1, 1000000, &repeat)) {
+      code = gg_flags_reject("--repeat takes a launch count from 1 to 1000000, not '%s'", argv[i]);
+    }
+  }
+  if (!code && bundle_count == 0) code = gg_flags_reject("%s", "--bundle FILE is required");
+  if (!code && list && f.op >= 0)
+    code = gg_flags_reject("%s", "--list runs the bundled kernels: it takes no descriptor flags");
+  if (!code && !list && f.op < 0)
+    code = gg_flags_reject("%s", "give descriptor flags (--op ...) or --list");
+  if (code) {
+    gg_flags_free(&f);
+    return code;
+  }
+
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";  // kernels come from the bundles alone
+  options.bundles = bundles;
+  options.bundle_count = bundle_count;
+  gg_context* context;
+  double start = now_ms();
+  gg_status status = gg_context_create(&options, &context);
+  if (status) {
+    gg_flags_free(&f);
+    return exit_of(status);
+  }
+  fprintf(stderr, "loaded %zu kernels from %zu bundle%s in %.1f ms\n",
+          gg_context_bundle_kernel_count(context), bundle_count, bundle_count == 1 ? "" : "s",
+          now_ms() - start);
+  if (list) {
+    code = run_list(context, &f, (int)repeat);
+  } else {
+    if (!f.target_given) {  // the bundles' target
+      gg_bundle_kernel_info info;
+      if (!gg_context_bundle_kernel(context, 0, &info)) f.target = gg_target_name(info.desc.target);
+    }
+    code = gg_flags_finish(&f);
+    if (!code) code = run_one(context, &f, (int)repeat);
+  }
+  gg_context_destroy(context);
+  gg_flags_free(&f);
+  return code;
+}
