@@ -395,8 +395,10 @@ static int command_bundle(int argc, char** argv) {
     } else {
       struct stat st;
       long long bytes = stat(output, &st) == 0 ? (long long)st.st_size : -1;
-      printf("bundle %s: %d kernels for %s from %zu descriptors, %lld bytes, in %.0f ms\n",
-             output, distinct_kernels(&kernels), target, kernels.count, bytes, now_ms() - start);
+      int unique = distinct_kernels(&kernels);
+      printf("bundle %s: %d kernel%s for %s from %zu descriptor%s, %lld bytes, in %.0f ms\n",
+             output, unique, unique == 1 ? "" : "s", target, kernels.count,
+             kernels.count == 1 ? "" : "s", bytes, now_ms() - start);
     }
   }
   gg_text_free(&text);

@@ -6,7 +6,7 @@ set -eu
 
 # LLVM/MLIR 22 come from bookworm-security; everything else from bookworm main.
 PACKAGES="
-  build-essential make python3
+  build-essential make python3 pkgconf
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools llvm-22 lld-22
   libhsa-runtime-dev libgtest-dev libdlpack-dev
   bazel-bootstrap
