@@ -426,6 +426,15 @@ gg_status gg_bundle_read_file(const char* path, gg_bundle** out) {
     status = gg_status_make(GG_STATUS_IO, "bundle %s: %s", path, strerror(errno));
   else if (!S_ISREG(st.st_mode))
     status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "bundle %s: not a regular file", path);
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "bundle %s: writable by group or others (mode %03o): whoever can "
+                            "write it can run code in this process",
+                            path, (unsigned)(st.st_mode & 0777));
+  else if (st.st_uid != geteuid() && st.st_uid != 0)
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "bundle %s: owned by user %u, not by this user (%u) or root", path,
+                            (unsigned)st.st_uid, (unsigned)geteuid());
   else if ((uint64_t)st.st_size > GG_BUNDLE_MAX_FILE_BYTES)
     status = gg_status_make(GG_STATUS_INVALID_ARGUMENT, "bundle %s: %lld bytes; the most is 64 GiB",
                             path, (long long)st.st_size);

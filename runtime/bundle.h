@@ -80,7 +80,8 @@ gg_status gg_bundle_encode(const gg_bundle_header* header, const gg_bundle_kerne
 gg_status gg_bundle_decode(uint8_t* data, size_t size, gg_bundle** out);
 
 // Reads a bundle file: it must be a regular file (no FIFO, no device) of at most
-// GG_BUNDLE_MAX_FILE_BYTES; the message names the path.
+// GG_BUNDLE_MAX_FILE_BYTES, owned by the effective user or root and not writable by group
+// or others (its code runs in this process); the message names the path.
 #define GG_BUNDLE_MAX_FILE_BYTES (UINT64_C(1) << 36)
 gg_status gg_bundle_read_file(const char* path, gg_bundle** out);
 

@@ -424,6 +424,13 @@ TEST(BundleRefusal, ContextsLoadNothingOfARefusedBundle) {
   EXPECT_TRUE(Has(Take(status), "compiled for a CPU with other features"));
   EXPECT_EQ(gg_context_bundle_kernel_count(context), 0u);
 
+  // A file others can write: whoever can write it can run code here.
+  std::string shared = TempPath("shared.ggb");
+  WriteFile(shared, Small());
+  ASSERT_EQ(chmod(shared.c_str(), 0666), 0);
+  EXPECT_TRUE(Has(Take(gg_context_load_bundle(context, shared.c_str())), "writable by group or others"));
+  EXPECT_EQ(gg_context_bundle_kernel_count(context), 0u);
+
   // The same kernels twice.
   ASSERT_EQ(gg_context_load_bundle(context, path_small.c_str()), GG_OK);
   EXPECT_TRUE(Has(Take(gg_context_load_bundle(context, path_small.c_str())), "already loaded from"));

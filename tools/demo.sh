@@ -78,6 +78,38 @@ example() {
 for name in stacked dynamic mm groupwise; do example "$name"; done
 example serving 2 8
 
+echo "== deployment: the demo's kernels bundled ahead of time, run by gg-launch (no LLVM or MLIR)"
+BUNDLES=$(mktemp -d)
+trap 'rm -f "$FAILED"; rm -rf "$BUNDLES"' EXIT
+# Every operator, both scalings, and preshuffled B where it applies: one line per kernel.
+{
+  echo "$OPS" | while IFS=: read -r name args; do
+    for scaling in rowwise blockwise; do
+      case "$name:$scaling" in mm-3d2d:blockwise) continue ;; esac
+      echo "$args --scaling $scaling"
+    done
+  done
+  echo "$PRESHUFFLE" | while IFS=: read -r name args; do echo "$args --b preshuffled"; done
+} >"$BUNDLES/demo.txt"
+for target in host gfx942 gfx950; do
+  out=$("$GG" bundle --target "$target" -o "$BUNDLES/demo-$target.ggb" --list "$BUNDLES/demo.txt" 2>&1) ||
+    echo "bundle $target" >>"$FAILED"
+  echo "  $out"
+done
+echo "  gg-launch needs: $(readelf -d bazel-bin/tools/gg-launch | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-host.ggb" --list --data exact 2>&1) ||
+  echo "gg-launch host" >>"$FAILED"
+echo "$out" | grep -E '^(#|PASS|FAIL|error)' | paste - - | sed 's/^# /  /' | awk -F'\t' '{ printf "  %-95s %s\n", substr($1, 3), substr($2, 1, 40) }'
+set +e
+out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-gfx950.ggb" --list --data exact 2>&1)
+code=$?
+set -e
+case $code in
+  0) echo "$out" | grep -cE '^PASS' | sed 's/^/  gfx950 on the GPU: PASS x /' ;;
+  3) echo "  gfx950 bundle: not run: $(echo "$out" | grep '^error' | head -n 1 | sed 's/^error: //')" ;;
+  *) echo "$out" | tail -n 3; echo "gg-launch gfx950" >>"$FAILED" ;;
+esac
+
 echo "== AMD GPU through HSA"
 if probe=$("$GG" run --op stacked --groups 0,1,130,64 --N 256 --K 512 --target hsa 2>&1); then
   echo "$OPS" | while IFS=: read -r name args; do
