@@ -261,7 +261,7 @@ void Reseal(Bytes& b) {
 // What decoding says of the bytes ("ok" when they load).
 std::string Decode(const Bytes& bytes, gg_status_code* code = nullptr) {
   uint8_t* copy = static_cast<uint8_t*>(malloc(bytes.size() ? bytes.size() : 1));
-  memcpy(copy, bytes.data(), bytes.size());
+  if (!bytes.empty()) memcpy(copy, bytes.data(), bytes.size());
   gg_bundle* bundle = nullptr;
   gg_status status = gg_bundle_decode(copy, bytes.size(), &bundle);
   if (code) *code = gg_status_code_of(status);

@@ -99,7 +99,8 @@ done
 echo "  gg-launch needs: $(readelf -d bazel-bin/tools/gg-launch | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
 out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-host.ggb" --list --data exact 2>&1) ||
   echo "gg-launch host" >>"$FAILED"
-echo "$out" | grep -E '^(#|PASS|FAIL|error)' | paste - - | sed 's/^# /  /' | awk -F'\t' '{ printf "  %-95s %s\n", substr($1, 3), substr($2, 1, 40) }'
+echo "$out" | grep -E '^(#|PASS|FAIL|error)' | paste - - | sed 's/ checksum=.*//' |
+  awk -F'\t' '{ printf "  %-100s %s\n", substr($1, 3), $2 }'
 set +e
 out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-gfx950.ggb" --list --data exact 2>&1)
 code=$?
