@@ -183,6 +183,23 @@ TEST(Bundle, EntryPointsFindTheBundledTile) {
   gg_context_destroy(context);
 }
 
+// Host kernels load from memory files: with nowhere to write (as on a read-only
+// filesystem), bundled kernels still load and run.
+TEST(Bundle, HostKernelsLoadWithoutWritingAFile) {
+  const std::string& path = HostBundle();
+  const char* saved = std::getenv("TMPDIR");
+  std::string old = saved ? saved : "";
+  setenv("TMPDIR", "/nonexistent/gg-nowhere", 1);
+  gg_context* context = MemoryContext({path});
+  ASSERT_TRUE(context);
+  LineRun run = RunLine(context, HostLines()[2]);
+  EXPECT_EQ(run.error, "");
+  EXPECT_TRUE(run.result.passed);
+  gg_context_destroy(context);
+  if (saved) setenv("TMPDIR", old.c_str(), 1);
+  else unsetenv("TMPDIR");
+}
+
 TEST(Bundle, EightThreadsLaunchFromOneBundle) {
   gg_context* context = MemoryContext({HostBundle()});
   ASSERT_TRUE(context);
