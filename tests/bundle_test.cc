@@ -365,6 +365,23 @@ TEST(BundleRefusal, MagicVersionTargetDuplicatesAndEmpty) {
   Reseal(target);
   EXPECT_TRUE(Has(Decode(target), "'hoxt' is not one this gg knows")) << Decode(target);
 
+  // Kernels of another target than the bundle's: host records under a gfx950 header.
+  gg_op_desc amd = {};
+  amd.layout = GG_LAYOUT_BATCHED;
+  amd.fp8 = GG_FP8_E4M3FN;
+  amd.n = amd.k = 128;
+  amd.g = 1;
+  amd.target = GG_TARGET_GFX950;
+  std::string amd_path = TempPath("gfx950.ggb");
+  ASSERT_EQ(Take(gg_bundle_write(amd_path.c_str(), &amd, nullptr, 1, 1)), "ok");
+  Bytes foreign = ReadFile(amd_path);
+  Layout fl = Sections(foreign), hl = Sections(b);
+  foreign.resize(fl.records[0]);
+  foreign.insert(foreign.end(), b.begin() + long(hl.records[0]), b.end());
+  PutLe(foreign, 12, 4, 2);
+  Reseal(foreign);
+  EXPECT_TRUE(Has(Decode(foreign), "is for host, the bundle for gfx950")) << Decode(foreign);
+
   // Two records of one kernel.
   Layout l = Sections(b);
   Bytes twice(b.begin(), b.begin() + long(l.records[1]));
