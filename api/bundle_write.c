@@ -8,6 +8,7 @@
 
 #include "api/internal.h"
 #include "compiler/host_library.h"
+#include "compiler/target.h"
 #include "llvm-c/Core.h"
 #include "runtime/files.h"
 

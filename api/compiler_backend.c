@@ -15,6 +15,7 @@
 #include "api/internal.h"
 #include "compiler/compile.h"
 #include "compiler/host_library.h"
+#include "compiler/target.h"
 #include "llvm-c/Core.h"
 
 // ---------------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ static char* cache_key(const gg_op_desc* desc, const char* descriptor) {
   pthread_once(&process_identity_once, process_identity);
   const char* compiler = process_compiler;
   const char* cpu = desc->target == GG_TARGET_HOST ? process_cpu : "";
-  const char* artifact = desc->target == GG_TARGET_HOST ? "host-library" : "hsaco";
+  const char* artifact = gg_target_backend_of(desc->target)->artifact;
   size_t size = strlen(descriptor) + strlen(compiler) + strlen(cpu) + 128;
   char* key = malloc(size);
   if (key)

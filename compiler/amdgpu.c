@@ -220,3 +220,39 @@ gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats
   if (stats->waves_per_simd > 8) stats->waves_per_simd = 8;
   return GG_OK;
 }
+
+// ---------------------------------------------------------------------------------------
+// The gfx942 and gfx950 rows of the target table (compiler/target.c).
+
+gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
+  const char* chip = gg_target_name(desc->target);
+  switch (stage) {
+    case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
+    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-amdgpu{chip=%s}", chip); break;
+    case GG_STAGE_LLVM_DIALECT:
+    case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-rocdl{chip=%s}", chip); break;
+    case GG_STAGE_ISA:
+    case GG_STAGE_BINARY: {
+      char toolkit[1024];
+      GG_RETURN_IF_ERROR(gg_amdgpu_toolkit(toolkit, sizeof toolkit));
+      snprintf(buffer, size, "gg-to-rocdl{chip=%s},gg-amdgpu-binary{chip=%s format=%s toolkit=%s}",
+               chip, chip, stage == GG_STAGE_ISA ? "isa" : "bin", toolkit);
+      break;
+    }
+    default: return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
+  }
+  return GG_OK;
+}
+
+gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out) {
+  (void)name;
+  if (stage == GG_STAGE_LLVM_IR) return gg_amdgpu_llvm_ir(module, out);
+  MlirStringRef bytes;
+  GG_RETURN_IF_ERROR(gg_amdgpu_binary_bytes(module, &bytes));
+  gg_text_append(out, bytes.data, bytes.length);
+  return GG_OK;
+}
+
+gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out) {
+  return gg_compile_emit(desc, GG_STAGE_BINARY, out);
+}

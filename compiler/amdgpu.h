@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "compiler/compile.h"
 #include "compiler/ir.h"
 #include "gg/op.h"
 #include "gg/status.h"
@@ -37,6 +38,12 @@ typedef struct gg_isa_stats {
   int lds_writes;      // ds_write instructions (staging A and plain B, and the epilogue)
   int kernarg_bytes;
 } gg_isa_stats;
+
+// The gfx942 and gfx950 rows of the target table: the pipeline to each stage, what the
+// stages past the LLVM dialect emit, and the code object a runtime loads.
+gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
+gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
+gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out);
 
 gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats);
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/amdgpu.h"
 #include "compiler/context.h"
 #include "compiler/diagnostics.h"
+#include "compiler/target.h"
 #include "dialect/dialect.h"
 #include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/Pass.h"
@@ -29,44 +29,16 @@ int gg_stage_from_name(const char* name) {
   return -1;
 }
 
-static int is_amd(const gg_op_desc* desc) {
-  return desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
-}
-
 gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
-  const char* chip = gg_target_name(desc->target);
-  if (!is_amd(desc)) {
-    switch (stage) {
-      case GG_STAGE_OP: snprintf(buffer, size, "%s", ""); break;
-      case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
-      case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
-      case GG_STAGE_LLVM_DIALECT:
-      case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-llvm"); break;
-      default:
-        return gg_status_make(GG_STATUS_UNIMPLEMENTED,
-                              "the host target has no %s artifact: its kernels are JIT-compiled "
-                              "(emit llvm for the code)",
-                              gg_stage_name(stage));
-    }
+  const gg_target_backend* backend = gg_target_backend_of(desc->target);
+  if (!backend) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown target %d", (int)desc->target);
+  if ((unsigned)stage >= GG_STAGE_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
+  if (stage == GG_STAGE_OP) {
+    snprintf(buffer, size, "%s", "");
     return GG_OK;
   }
-  switch (stage) {
-    case GG_STAGE_OP: snprintf(buffer, size, "%s", ""); break;
-    case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
-    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-amdgpu{chip=%s}", chip); break;
-    case GG_STAGE_LLVM_DIALECT:
-    case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-rocdl{chip=%s}", chip); break;
-    case GG_STAGE_ISA:
-    case GG_STAGE_BINARY: {
-      char toolkit[1024];
-      GG_RETURN_IF_ERROR(gg_amdgpu_toolkit(toolkit, sizeof toolkit));
-      snprintf(buffer, size, "gg-to-rocdl{chip=%s},gg-amdgpu-binary{chip=%s format=%s toolkit=%s}",
-               chip, chip, stage == GG_STAGE_ISA ? "isa" : "bin", toolkit);
-      break;
-    }
-    default: return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown stage %d", (int)stage);
-  }
-  return GG_OK;
+  return backend->pipeline(desc, stage, buffer, size);
 }
 
 static double now_ms(void) {
@@ -162,14 +134,8 @@ gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) 
   gg_status status = build_and_lower(ctx, desc, stage, NULL, &module, name, sizeof name);
   if (!status) {
     MlirOperation op = mlirModuleGetOperation(module);
-    if (stage == GG_STAGE_ISA || stage == GG_STAGE_BINARY) {
-      MlirStringRef bytes;
-      status = gg_amdgpu_binary_bytes(op, &bytes);
-      if (!status) gg_text_append(out, bytes.data, bytes.length);
-    } else if (stage == GG_STAGE_LLVM_IR && is_amd(desc)) {
-      status = gg_amdgpu_llvm_ir(op, out);
-    } else if (stage == GG_STAGE_LLVM_IR) {
-      status = gg_llvm_ir_text(op, name, out);
+    if (stage >= GG_STAGE_LLVM_IR) {
+      status = gg_target_backend_of(desc->target)->emit(op, name, stage, out);
     } else {
       gg_text_operation(out, op);
       gg_text_printf(out, "\n");
@@ -188,7 +154,8 @@ gg_status gg_compile_emit_after_pass(const gg_op_desc* desc, const char* pass, g
   MlirModule module;
   char name[256];
   // The whole pipeline the target has, cut after `pass`.
-  gg_stage last = is_amd(desc) ? GG_STAGE_BINARY : GG_STAGE_LLVM_DIALECT;
+  const gg_target_backend* backend = gg_target_backend_of(desc->target);
+  gg_stage last = backend ? backend->last_stage : GG_STAGE_LLVM_DIALECT;
   gg_status status = build_and_lower(ctx, desc, last, pass, &module, name, sizeof name);
   if (!status) {
     gg_text_operation(out, mlirModuleGetOperation(module));

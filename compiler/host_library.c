@@ -154,7 +154,26 @@ gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out) {
   return status;
 }
 
-gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out) {
-  if (desc->target == GG_TARGET_HOST) return gg_compile_host_library(desc, out);
-  return gg_compile_emit(desc, GG_STAGE_BINARY, out);
+// ---------------------------------------------------------------------------------------
+// The host row of the target table (compiler/target.c).
+
+gg_status gg_host_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size) {
+  (void)desc;
+  switch (stage) {
+    case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
+    case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
+    case GG_STAGE_LLVM_DIALECT:
+    case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-llvm"); break;
+    default:
+      return gg_status_make(GG_STATUS_UNIMPLEMENTED,
+                            "the host target has no %s artifact: its kernels are JIT-compiled "
+                            "(emit llvm for the code)",
+                            gg_stage_name(stage));
+  }
+  return GG_OK;
+}
+
+gg_status gg_host_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out) {
+  (void)stage;  // the host's pipeline ends at LLVM IR
+  return gg_llvm_ir_text(module, name, out);
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "compiler/compile.h"
 #include "compiler/ir.h"
 #include "gg/op.h"
 #include "gg/status.h"
@@ -16,8 +17,9 @@ extern "C" {
 // Appends the bytes of a shared object exporting _mlir_ciface_<kernel name> to out.
 gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out);
 
-// The artifact a runtime loads for desc: the host shared object, or the AMD code object.
-gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out);
+// The host row of the target table: the pipeline to each stage and what LLVM IR emits.
+gg_status gg_host_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
+gg_status gg_host_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
 
 // What host code is generated for: "<triple> <cpu> <features>". Kernels built for one
 // CPU id must not be loaded on another (a cache keys on it).

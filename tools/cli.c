@@ -14,6 +14,7 @@
 
 #include "compiler/amdgpu.h"
 #include "compiler/compile.h"
+#include "compiler/target.h"
 #include "runtime/files.h"
 #include "gg/gg.h"
 #include "gg/op.h"
@@ -76,7 +77,8 @@ int gg_cli_parse(int argc, char** argv, cli* c) {
   int code = gg_flags_finish(&c->f);
   if (code) return code;
   // An AMD target's artifact is its code object.
-  if (!c->emit_given && c->f.desc.target != GG_TARGET_HOST) c->emit = GG_STAGE_BINARY;
+  if (!c->emit_given && gg_target_backend_of(c->f.desc.target)->machine_code)
+    c->emit = GG_STAGE_BINARY;
   return 0;
 }
 
@@ -144,7 +146,8 @@ static int print_stats(const cli* c, double compile_ms) {
 static int command_compile(cli* c) {
   gg_status status = gg_op_desc_validate(&c->f.desc);
   if (status) return status_exit(status);
-  if (c->stats && c->f.desc.target == GG_TARGET_HOST) {
+  int machine_code = gg_target_backend_of(c->f.desc.target)->machine_code;
+  if (c->stats && !machine_code) {
     fprintf(stderr, "error: --stats describes AMD code objects (--target gfx942 or gfx950)\n");
     return EXIT_REJECTED;
   }
@@ -152,7 +155,7 @@ static int command_compile(cli* c) {
     fprintf(stderr, "error: --after prints MLIR; it does not combine with --emit or --stats\n");
     return EXIT_REJECTED;
   }
-  if (c->f.desc.target == GG_TARGET_HOST && (c->emit == GG_STAGE_ISA || c->emit == GG_STAGE_BINARY))
+  if (!machine_code && (c->emit == GG_STAGE_ISA || c->emit == GG_STAGE_BINARY))
     return reject("--emit %s describes AMD code objects: add --target gfx942 or gfx950 (host "
                   "kernels are JIT-compiled; --emit llvm shows their code)",
                   gg_stage_name(c->emit));

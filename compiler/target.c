@@ -1,0 +1,24 @@
+// The target table.
+#include "compiler/target.h"
+
+#include "compiler/amdgpu.h"
+#include "compiler/host_library.h"
+
+static const gg_target_backend backends[GG_TARGET_COUNT] = {
+    [GG_TARGET_HOST] = {GG_TARGET_HOST, gg_host_pipeline, GG_STAGE_LLVM_DIALECT, gg_host_emit,
+                        "host-library", gg_compile_host_library, 0},
+    [GG_TARGET_GFX942] = {GG_TARGET_GFX942, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
+                          "hsaco", gg_amdgpu_code_object, 1},
+    [GG_TARGET_GFX950] = {GG_TARGET_GFX950, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
+                          "hsaco", gg_amdgpu_code_object, 1},
+};
+
+const gg_target_backend* gg_target_backend_of(gg_target target) {
+  if ((unsigned)target >= GG_TARGET_COUNT || !backends[target].pipeline) return NULL;
+  return &backends[target];
+}
+
+gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out) {
+  GG_RETURN_IF_ERROR(gg_op_desc_validate(desc));
+  return gg_target_backend_of(desc->target)->compile_artifact(desc, out);
+}

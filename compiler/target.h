@@ -1,0 +1,45 @@
+// The targets the compiler driver knows, in one table: the pipeline to each stage, what
+// the stages past the LLVM dialect emit, and the artifact a runtime loads. The driver, the
+// API and the tools ask the table; a new target is a new row (and its emitter file), not a
+// case in each of them.
+#ifndef GG_COMPILER_TARGET_H_
+#define GG_COMPILER_TARGET_H_
+
+#include <stddef.h>
+
+#include "compiler/compile.h"
+#include "gg/op.h"
+#include "gg/status.h"
+#include "mlir-c/IR.h"
+#include "runtime/text.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gg_target_backend {
+  gg_target target;
+  // The textual pipeline from op-level IR to stage ("" for the op stage); a stage the
+  // target lacks fails saying why.
+  gg_status (*pipeline)(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
+  gg_stage last_stage;  // where its whole pipeline ends (what --after cuts)
+  // Appends what a module lowered to stage (LLVM IR or later) emits: LLVM IR text,
+  // assembly, a binary. `name` is the kernel's.
+  gg_status (*emit)(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
+  // The artifact a runtime loads, named in cache keys, and how to make it.
+  const char* artifact;
+  gg_status (*compile_artifact)(const gg_op_desc* desc, gg_text* out);
+  int machine_code;  // has assembly and a binary stage (gg compile --emit isa, --stats)
+} gg_target_backend;
+
+// The row of a target (NULL for a value outside gg_target).
+const gg_target_backend* gg_target_backend_of(gg_target target);
+
+// The artifact a runtime loads for desc (its target's compile_artifact).
+gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_COMPILER_TARGET_H_
