@@ -11,10 +11,10 @@
 #include "runtime/dispatch.h"
 #include "runtime/files.h"
 #include "runtime/hash.h"
+#include "runtime/host.h"
 #include "runtime/table.h"
 
 #define RECORD_TAG 0x4C4E524Bu  // "KRNL" little-endian
-#define HOST_ARG_BYTES 72u      // a memref descriptor of rank 2 or 3, as the C interface takes it
 
 // ---------------------------------------------------------------------------------------
 // Launch metadata.
@@ -32,9 +32,9 @@ gg_status gg_bundle_launch_of(const gg_op_desc* desc, const void* code, size_t c
       if (!shape.present) continue;
       gg_kernel_arg_info* arg = &out->args[out->arg_count++];
       arg->offset = out->arg_bytes;
-      arg->size = HOST_ARG_BYTES;
+      arg->size = GG_HOST_MEMREF_BYTES;
       strcpy(arg->value_kind, "memref");
-      out->arg_bytes += HOST_ARG_BYTES;
+      out->arg_bytes += GG_HOST_MEMREF_BYTES;
     }
     return GG_OK;
   }

@@ -12,30 +12,26 @@
 #include <unistd.h>
 
 gg_status gg_file_read(const char* path, gg_text* out) {
-  FILE* file = fopen(path, "rb");
-  if (!file)
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return gg_status_make(errno == ENOENT ? GG_STATUS_UNAVAILABLE : GG_STATUS_IO,
                           "cannot read %s: %s", path, strerror(errno));
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, file)) > 0) gg_text_append(out, chunk, n);
-  int failed = ferror(file);
-  fclose(file);
-  if (failed) return gg_status_make(GG_STATUS_IO, "reading %s failed", path);
-  if (out->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %s", path);
-  return GG_OK;
+  gg_status status = gg_fd_read_text(fd, path, out);
+  close(fd);
+  return status;
 }
 
-gg_status gg_fd_read_text(int fd, gg_text* out) {
+gg_status gg_fd_read_text(int fd, const char* name, gg_text* out) {
   char chunk[65536];
   for (;;) {
     ssize_t n = read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return gg_status_make(GG_STATUS_IO, "reading descriptor %d failed: %s", fd, strerror(errno));
+    if (n < 0) return gg_status_make(GG_STATUS_IO, "reading %s failed: %s", name, strerror(errno));
     if (n == 0) break;
     gg_text_append(out, chunk, (size_t)n);
   }
-  if (out->failed) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (out->failed)
+    return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory reading %s", name);
   return GG_OK;
 }
 

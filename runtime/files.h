@@ -15,8 +15,9 @@ extern "C" {
 // Appends the file's bytes to out. A missing file is GG_STATUS_UNAVAILABLE (so callers
 // can tell it from a failed read, GG_STATUS_IO).
 gg_status gg_file_read(const char* path, gg_text* out);
-// Appends everything fd holds up to its end (standard input, a pipe) to out.
-gg_status gg_fd_read_text(int fd, gg_text* out);
+// Appends everything fd holds up to its end (a file, standard input, a pipe) to out;
+// messages call it `name`. gg_file_read is this on the file it opens.
+gg_status gg_fd_read_text(int fd, const char* name, gg_text* out);
 
 // Writes all of data to fd (retrying short writes); 0 on success, -1 with errno set.
 int gg_fd_write_all(int fd, const void* data, size_t size);

@@ -25,6 +25,7 @@ typedef struct memref_descriptor {
   int64_t offset;
   int64_t sizes_and_strides[6];
 } memref_descriptor;
+_Static_assert(sizeof(memref_descriptor) == GG_HOST_MEMREF_BYTES, "the host argument size");
 
 typedef void (*entry5)(void*, void*, void*, void*, void*);
 typedef void (*entry6)(void*, void*, void*, void*, void*, void*);

@@ -19,6 +19,10 @@ typedef void (*gg_host_entry)(void);
 
 // Applies the launch rules (zero extents, zeroing) and calls entry on the host buffers,
 // shaped as gg_operand_shape_of(desc, ., m). Nothing is written when an argument is bad.
+// The bytes of one memref descriptor the C interface takes per operand (pointers, offset,
+// sizes and strides of rank up to 3): a host kernel's argument, as bundles record it.
+#define GG_HOST_MEMREF_BYTES 72
+
 gg_status gg_host_invoke(gg_host_entry entry, const gg_op_desc* desc,
                          void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing);
 

@@ -383,7 +383,7 @@ static int command_bundle(int argc, char** argv) {
   gg_text text;
   gg_text_init(&text);
   if (!code && list) {
-    gg_status status = !strcmp(list, "-") ? gg_fd_read_text(0, &text) : gg_file_read(list, &text);
+    gg_status status = !strcmp(list, "-") ? gg_fd_read_text(0, "standard input", &text) : gg_file_read(list, &text);
     code = status ? status_exit(status)
                   : bundle_list_read(&kernels, !strcmp(list, "-") ? "stdin" : list,
                                      gg_text_str(&text), target);
