@@ -68,6 +68,10 @@ void gg_context_destroy(gg_context* context) {
   gg_table_free(&context->kernels);
   gg_context_bundles_free(context);
   gg_hsa_device_close(context->gpu);
+  for (int i = 0; i < GG_MAX_CUDA_DEVICES; ++i) {
+    gg_cuda_device_close(context->cuda[i]);
+    gg_status_free(context->cuda_error[i]);
+  }
   gg_status_free(context->gpu_error);
   pthread_cond_destroy(&context->built);
   pthread_mutex_destroy(&context->mutex);
@@ -128,6 +132,31 @@ gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out) {
                             gg_status_message(context->gpu_error));
   else
     *out = context->gpu;
+  pthread_mutex_unlock(&context->mutex);
+  return status;
+}
+
+gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out) {
+  *out = NULL;
+  if (ordinal < 0 || ordinal >= GG_MAX_CUDA_DEVICES)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "device: CUDA:%d is past the %d devices a "
+                          "context uses", ordinal, GG_MAX_CUDA_DEVICES);
+  pthread_mutex_lock(&context->mutex);
+  if (!context->cuda[ordinal] && !context->cuda_error[ordinal]) {
+    context->cuda_error[ordinal] = gg_cuda_device_open(ordinal, &context->cuda[ordinal]);
+    if (context->cuda_error[ordinal])
+      gg_log(context, GG_LOG_INFO, "no CUDA device %d: %s", ordinal,
+             gg_status_message(context->cuda_error[ordinal]));
+    else
+      gg_log(context, GG_LOG_INFO, "CUDA device %d is %s", ordinal,
+             gg_cuda_device_name(context->cuda[ordinal]));
+  }
+  gg_status status = GG_OK;
+  if (context->cuda_error[ordinal])
+    status = gg_status_make(gg_status_code_of(context->cuda_error[ordinal]), "%s",
+                            gg_status_message(context->cuda_error[ordinal]));
+  else
+    *out = context->cuda[ordinal];
   pthread_mutex_unlock(&context->mutex);
   return status;
 }

@@ -7,6 +7,7 @@
 
 #include "gg/gg.h"
 #include "runtime/bundle.h"
+#include "runtime/cuda.h"
 #include "runtime/host.h"
 #include "runtime/hsa.h"
 #include "runtime/table.h"
@@ -14,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// The CUDA devices a context launches on (ordinals 0 ..).
+#define GG_MAX_CUDA_DEVICES 16
 
 typedef enum kernel_state { KERNEL_BUILDING = 0, KERNEL_READY, KERNEL_FAILED } kernel_state;
 
@@ -24,9 +28,10 @@ struct gg_kernel {
   gg_op_desc desc;  // defaults filled in
   char name[256];
   gg_host_library* host;  // host kernels
-  void* code_object;      // AMD kernels: the code object, loaded on the GPU on first launch
-  size_t code_object_size;
+  void* code_object;      // GPU kernels: the code object (AMD) or the cubin or PTX
+  size_t code_object_size;  // (NVIDIA), loaded on a device on first launch there
   gg_hsa_kernel* hsa;
+  gg_cuda_kernel* cuda[GG_MAX_CUDA_DEVICES];  // by CUDA device ordinal
 };
 
 // A bundle loaded into a context: its kernels are indexed by key in the context's table.
@@ -61,6 +66,8 @@ struct gg_context {
   int gpu_tried;
   gg_status gpu_error;  // why there is no GPU (sticky)
   gg_hsa_device* gpu;
+  gg_cuda_device* cuda[GG_MAX_CUDA_DEVICES];  // opened on first use
+  gg_status cuda_error[GG_MAX_CUDA_DEVICES];  // why one could not be opened (sticky)
 };
 
 void gg_log(gg_context* context, gg_log_level level, const char* format, ...)
@@ -73,6 +80,8 @@ const char* gg_context_cache_dir(gg_context* context);
 
 // The context's GPU, opened on first use.
 gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out);
+// A CUDA device of the context, opened on first use.
+gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out);
 
 // A launch checked against the contract: the descriptor the tensors imply, the grouped
 // extent and the data pointers.
@@ -81,7 +90,9 @@ typedef struct gg_checked_call {
   int64_t m;
   void* buffers[GG_OPERAND_COUNT];
   int zeroing;
-  int on_gpu;
+  int device_type;  // DLDeviceType of the tensors: kDLCPU, kDLROCM or kDLCUDA
+  int device_id;
+  const gg_launch_options* launch;  // NULL: synchronous
 } gg_checked_call;
 
 // DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps

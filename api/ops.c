@@ -5,8 +5,8 @@
 #include "api/internal.h"
 
 static gg_status run_checked(gg_context* context, gg_kernel* kernel, gg_checked_call* call) {
-  gg_log(context, GG_LOG_DEBUG, "launch %s m=%lld on %s", kernel->name, (long long)call->m,
-         call->on_gpu ? "the GPU" : "the host");
+  gg_log(context, GG_LOG_DEBUG, "launch %s m=%lld on %s:%d", kernel->name, (long long)call->m,
+         gg_dl_device_name((DLDeviceType)call->device_type), call->device_id);
   return gg_kernel_run(context, kernel, call);
 }
 
@@ -20,9 +20,16 @@ gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call)
 
 gg_status gg_kernel_launch(gg_context* context, gg_kernel* kernel,
                            const DLTensor* const operands[GG_OPERAND_COUNT], int zeroing) {
+  return gg_kernel_launch_async(context, kernel, operands, zeroing, NULL);
+}
+
+gg_status gg_kernel_launch_async(gg_context* context, gg_kernel* kernel,
+                                 const DLTensor* const operands[GG_OPERAND_COUNT], int zeroing,
+                                 const gg_launch_options* options) {
   if (!kernel) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the kernel is NULL");
   const gg_op_desc* k = &kernel->desc;
-  gg_grouped_gemm_call call = {k->layout, k->scaling, k->b_layout, k->tile, {NULL}, zeroing};
+  gg_grouped_gemm_call call = {k->layout, k->scaling, k->b_layout, k->tile, {NULL}, zeroing,
+                               k->accum, options};
   memcpy(call.operands, operands, sizeof call.operands);
   gg_checked_call checked;
   GG_RETURN_IF_ERROR(gg_check_tensors(context, &call, &checked));
@@ -46,7 +53,8 @@ static gg_status call_layout(gg_context* context, gg_layout layout, gg_scaling s
                              const DLTensor* x_scale, const DLTensor* w_scale,
                              const DLTensor* meta, int zeroing, DLTensor* out) {
   gg_grouped_gemm_call call = {layout, scaling, b_layout, {0, 0, 0, 0, GG_LOOP_ROLLED},
-                               {XQ, WQ, x_scale, w_scale, meta, out}, zeroing};
+                               {XQ, WQ, x_scale, w_scale, meta, out}, zeroing, GG_ACCUM_PROMOTED,
+                               NULL};
   return gg_grouped_gemm(context, &call);
 }
 

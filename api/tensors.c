@@ -123,9 +123,10 @@ static gg_status check_devices(gg_context* context, const gg_grouped_gemm_call* 
     const DLTensor* t = call->operands[i];
     if (!t) continue;
     const char* label = operand_label(call->layout, (gg_operand)i);
-    if (t->device.device_type != kDLCPU && t->device.device_type != kDLROCM)
+    if (t->device.device_type != kDLCPU && t->device.device_type != kDLROCM &&
+        t->device.device_type != kDLCUDA)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                            "device: %s is on %s (type %d); gg runs on CPU and ROCM tensors",
+                            "device: %s is on %s (type %d); gg runs on CPU, ROCM and CUDA tensors",
                             label, gg_dl_device_name(t->device.device_type),
                             (int)t->device.device_type);
     if (t->device.device_type != first->device.device_type ||
@@ -135,9 +136,21 @@ static gg_status check_devices(gg_context* context, const gg_grouped_gemm_call* 
                             gg_dl_device_name(t->device.device_type), t->device.device_id,
                             gg_dl_device_name(first->device.device_type), first->device.device_id);
   }
-  out->on_gpu = first->device.device_type == kDLROCM;
-  if (!out->on_gpu) {
+  out->device_type = first->device.device_type;
+  out->device_id = first->device.device_id;
+  if (out->device_type == kDLCPU) {
     out->desc.target = GG_TARGET_HOST;
+    return GG_OK;
+  }
+  if (out->device_type == kDLCUDA) {
+    gg_cuda_device* device;
+    GG_RETURN_IF_ERROR(gg_context_cuda(context, first->device.device_id, &device));
+    out->desc.target = gg_cuda_device_target(device);
+    if (out->desc.target == GG_TARGET_HOST)
+      return gg_status_make(GG_STATUS_UNAVAILABLE,
+                            "device: CUDA:%d (%s) is not a Hopper GPU; gg's NVIDIA kernels are "
+                            "for sm_90a",
+                            first->device.device_id, gg_cuda_device_name(device));
     return GG_OK;
   }
   if (first->device.device_id != context->gpu_index)
@@ -170,6 +183,9 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   if (!context) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the context is NULL");
   if (!call) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the call is NULL");
   memset(out, 0, sizeof *out);
+  if ((unsigned)call->accum >= GG_ACCUM_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown accumulation mode %d",
+                          (int)call->accum);
   if ((unsigned)call->layout >= GG_LAYOUT_COUNT)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)call->layout);
   gg_op_desc* d = &out->desc;
@@ -177,6 +193,8 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   d->scaling = call->scaling;
   d->b_layout = call->b_layout;
   d->tile = call->tile;
+  d->accum = call->accum;
+  out->launch = call->launch;
   d->n = d->k = d->g = 1;  // placeholders until the ranks are known to be right
   const int batched = call->layout == GG_LAYOUT_BATCHED;
 

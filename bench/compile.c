@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "compiler/amdgpu.h"
+#include "compiler/gpu_module.h"
 #include "compiler/compile.h"
 #include "gg/op.h"
 
@@ -66,7 +67,7 @@ static int measure(const gg_op_desc* desc, const char* toolkit, measurement* m) 
   }
   double t4 = now_ms();
   MlirStringRef isa = {NULL, 0};
-  if (!status) status = gg_amdgpu_binary_bytes(isa_module, &isa);
+  if (!status) status = gg_gpu_binary_bytes(isa_module, &isa);
   if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &m->stats);
   double t5 = now_ms();
   if (!status) {

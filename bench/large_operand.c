@@ -103,7 +103,7 @@ static int run(gg_context* context, launch* l, const char* name) {
   gg_dl_operands dl;
   gg_dl_wrap(&l->p, l->p.buffers, (DLDevice){kDLCPU, 0}, &dl);
   gg_grouped_gemm_call call = {l->p.desc.layout, l->p.desc.scaling, l->p.desc.b_layout,
-                               l->p.desc.tile, {0}, 0};
+                               l->p.desc.tile, {0}, 0, GG_ACCUM_PROMOTED, NULL};
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) call.operands[i] = dl.pointers[i];
   double start = now_s();
   gg_status status = gg_grouped_gemm(context, &call);
@@ -123,7 +123,7 @@ static int run(gg_context* context, launch* l, const char* name) {
 static int dynamic_slabs(gg_context* context) {
   const int64_t groups = 1100, m = 256, n = 16, k = 16384;
   gg_op_desc d = {GG_LAYOUT_PADDED, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, n, k, groups,
-                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST};
+                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   launch l;
   int failed = allocate(&l, &d, m);
   gg_rng rng = {3};
@@ -155,7 +155,7 @@ static int dynamic_slabs(gg_context* context) {
 static int stacked_rows(gg_context* context) {
   const int64_t first = 262144, second = 256, n = 16, k = 16384;
   gg_op_desc d = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, n, k, 2,
-                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST};
+                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   launch l;
   int failed = allocate(&l, &d, first + second);
   gg_rng rng = {5};

@@ -9,9 +9,8 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
+#include "compiler/gpu_module.h"
 #include "runtime/files.h"
-#include "mlir-c/BuiltinAttributes.h"
-#include "mlir-c/Dialect/GPU.h"
 
 #define SYSTEM_LLD "/usr/lib/llvm-22/bin/ld.lld"
 
@@ -70,51 +69,6 @@ gg_status gg_amdgpu_toolkit(char* buffer, size_t size) {
   }
   if (!concat(buffer, size, dir, "")) return gg_status_make(GG_STATUS_IO, "toolkit path too long");
   return GG_OK;
-}
-
-typedef struct find_state {
-  MlirOperation found;
-} find_state;
-
-static MlirWalkResult find_binary(MlirOperation op, void* user_data) {
-  if (gg_op_is(op, "gpu.binary")) {
-    ((find_state*)user_data)->found = op;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
-gg_status gg_amdgpu_binary_bytes(MlirOperation module, MlirStringRef* bytes) {
-  find_state state = {{NULL}};
-  mlirOperationWalk(module, find_binary, &state, MlirWalkPreOrder);
-  if (mlirOperationIsNull(state.found))
-    return gg_status_make(GG_STATUS_INTERNAL, "the module holds no gpu.binary");
-  MlirAttribute objects = mlirOperationGetAttributeByName(state.found, gg_str("objects"));
-  if (mlirAttributeIsNull(objects) || !mlirAttributeIsAArray(objects) ||
-      mlirArrayAttrGetNumElements(objects) != 1 ||
-      !mlirAttributeIsAGPUObjectAttr(mlirArrayAttrGetElement(objects, 0)))
-    return gg_status_make(GG_STATUS_INTERNAL, "the gpu.binary holds no single object");
-  *bytes = mlirGPUObjectAttrGetObject(mlirArrayAttrGetElement(objects, 0));
-  return GG_OK;
-}
-
-gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!gg_op_is(op, "gpu.module")) continue;
-    // Translation wants a builtin.module: clone the gpu.module's body into one.
-    MlirModule holder = mlirModuleCreateEmpty(mlirOperationGetLocation(op));
-    MlirBlock target = mlirModuleGetBody(holder);
-    MlirBlock source = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-    for (MlirOperation inner = mlirBlockGetFirstOperation(source); !mlirOperationIsNull(inner);
-         inner = mlirOperationGetNextInBlock(inner))
-      mlirBlockAppendOwnedOperation(target, mlirOperationClone(inner));
-    gg_status status = gg_llvm_ir_text(mlirModuleGetOperation(holder), "the kernel", out);
-    mlirModuleDestroy(holder);
-    return status;
-  }
-  return gg_status_make(GG_STATUS_INTERNAL, "the module holds no gpu.module");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -246,13 +200,31 @@ gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffe
 
 gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out) {
   (void)name;
-  if (stage == GG_STAGE_LLVM_IR) return gg_amdgpu_llvm_ir(module, out);
+  if (stage == GG_STAGE_LLVM_IR) return gg_gpu_module_llvm_ir(module, out);
   MlirStringRef bytes;
-  GG_RETURN_IF_ERROR(gg_amdgpu_binary_bytes(module, &bytes));
+  GG_RETURN_IF_ERROR(gg_gpu_binary_bytes(module, &bytes));
   gg_text_append(out, bytes.data, bytes.length);
   return GG_OK;
 }
 
 gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out) {
   return gg_compile_emit(desc, GG_STAGE_BINARY, out);
+}
+
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, gg_text* out) {
+  gg_text isa;
+  gg_text_init(&isa);
+  gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &isa);
+  gg_isa_stats stats;
+  if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
+  gg_text_free(&isa);
+  if (status) return status;
+  // B's path: preshuffled B goes global -> registers, plain B through LDS.
+  gg_text_printf(out,
+                 "isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d "
+                 "waves_per_simd=%d mfma_in_loop=%d lds_writes=%d b_path=%s kernarg_bytes=%d",
+                 stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
+                 stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.lds_writes,
+                 desc->b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes);
+  return GG_OK;
 }

@@ -1,5 +1,5 @@
-// AMD code objects: the toolkit directory gpu-module-to-binary links with, the bytes of a
-// gpu.binary, LLVM IR of a kernel, and what the assembly says about a kernel.
+// AMD code objects: the toolkit directory gpu-module-to-binary links with, and what the
+// assembly says about a kernel.
 #ifndef GG_COMPILER_AMDGPU_H_
 #define GG_COMPILER_AMDGPU_H_
 
@@ -19,13 +19,6 @@ extern "C" {
 // on first use under $TMPDIR (a symlink to /usr/lib/llvm-22/bin/ld.lld).
 gg_status gg_amdgpu_toolkit(char* buffer, size_t size);
 
-// The object of the (single) gpu.binary under module: assembly text or ELF bytes. The
-// bytes live as long as the module's context.
-gg_status gg_amdgpu_binary_bytes(MlirOperation module, MlirStringRef* bytes);
-
-// LLVM IR of the kernels of a module lowered to ROCDL.
-gg_status gg_amdgpu_llvm_ir(MlirOperation module, gg_text* out);
-
 // What the assembly (GG_STAGE_ISA) says about its kernel: the first in it, the main one
 // (a _group_ends kernel follows it).
 typedef struct gg_isa_stats {
@@ -44,6 +37,7 @@ typedef struct gg_isa_stats {
 gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
 gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out);
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, gg_text* out);
 
 gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats);
 

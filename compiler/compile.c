@@ -26,6 +26,9 @@ const char* gg_stage_name(gg_stage stage) {
 int gg_stage_from_name(const char* name) {
   for (int i = 0; i < GG_STAGE_COUNT; ++i)
     if (!strcmp(stage_names[i], name)) return i;
+  // NVIDIA's names for the same stages.
+  if (!strcmp(name, "ptx")) return GG_STAGE_ISA;
+  if (!strcmp(name, "cubin")) return GG_STAGE_BINARY;
   return -1;
 }
 

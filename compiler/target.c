@@ -3,14 +3,17 @@
 
 #include "compiler/amdgpu.h"
 #include "compiler/host_library.h"
+#include "compiler/nvidia.h"
 
 static const gg_target_backend backends[GG_TARGET_COUNT] = {
     [GG_TARGET_HOST] = {GG_TARGET_HOST, gg_host_pipeline, GG_STAGE_LLVM_DIALECT, gg_host_emit,
-                        "host-library", gg_compile_host_library, 0},
+                        "host-library", gg_compile_host_library, 0, NULL},
     [GG_TARGET_GFX942] = {GG_TARGET_GFX942, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_code_object, 1},
+                          "hsaco", gg_amdgpu_code_object, 1, gg_amdgpu_stats},
     [GG_TARGET_GFX950] = {GG_TARGET_GFX950, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_code_object, 1},
+                          "hsaco", gg_amdgpu_code_object, 1, gg_amdgpu_stats},
+    [GG_TARGET_SM90A] = {GG_TARGET_SM90A, gg_nvidia_pipeline, GG_STAGE_BINARY, gg_nvidia_emit,
+                         "cuda-module", gg_nvidia_module, 1, gg_nvidia_stats},
 };
 
 const gg_target_backend* gg_target_backend_of(gg_target target) {

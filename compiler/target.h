@@ -30,6 +30,8 @@ typedef struct gg_target_backend {
   const char* artifact;
   gg_status (*compile_artifact)(const gg_op_desc* desc, gg_text* out);
   int machine_code;  // has assembly and a binary stage (gg compile --emit isa, --stats)
+  // Appends `key=value ...` statistics of desc's kernel (gg compile --stats); NULL: none.
+  gg_status (*stats)(const gg_op_desc* desc, gg_text* out);
 } gg_target_backend;
 
 // The row of a target (NULL for a value outside gg_target).

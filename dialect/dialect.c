@@ -70,7 +70,7 @@ static gg_status read_int(MlirOperation op, const char* name, int64_t* value) {
 
 gg_status gg_grouped_matmul_desc(MlirOperation op, gg_op_desc* desc) {
   memset(desc, 0, sizeof *desc);
-  int layout = 0, scaling = 0, b_layout = 0, target = 0, loop = 0;
+  int layout = 0, scaling = 0, b_layout = 0, target = 0, loop = 0, accum = 0;
   int64_t tm = 0, tn = 0, tk = 0, wpe = 0;
   GG_RETURN_IF_ERROR(read_enum(op, "layout", gg_layout_from_name,
                                "sizes, offsets, padded, batched, n_offsets or k_offsets", &layout));
@@ -79,8 +79,9 @@ gg_status gg_grouped_matmul_desc(MlirOperation op, gg_op_desc* desc) {
   GG_RETURN_IF_ERROR(
       read_enum(op, "b_layout", gg_b_layout_from_name, "plain or preshuffled", &b_layout));
   GG_RETURN_IF_ERROR(
-      read_enum(op, "target", gg_target_from_name, "host, gfx942 or gfx950", &target));
+      read_enum(op, "target", gg_target_from_name, "host, gfx942, gfx950 or sm_90a", &target));
   GG_RETURN_IF_ERROR(read_enum(op, "loop", gg_loop_form_from_name, "rolled or unrolled", &loop));
+  GG_RETURN_IF_ERROR(read_enum(op, "accum", gg_accum_from_name, "promoted or fast", &accum));
   GG_RETURN_IF_ERROR(read_int(op, "n", &desc->n));
   GG_RETURN_IF_ERROR(read_int(op, "k", &desc->k));
   GG_RETURN_IF_ERROR(read_int(op, "g", &desc->g));
@@ -93,6 +94,7 @@ gg_status gg_grouped_matmul_desc(MlirOperation op, gg_op_desc* desc) {
   desc->b_layout = (gg_b_layout)b_layout;
   desc->target = (gg_target)target;
   desc->tile.loop = (gg_loop_form)loop;
+  desc->accum = (gg_accum)accum;
   desc->tile.m = (int32_t)tm;
   desc->tile.n = (int32_t)tn;
   desc->tile.k = (int32_t)tk;
@@ -176,6 +178,7 @@ MlirOperation gg_grouped_matmul_build(MlirBlock block, MlirLocation loc, const g
       named(ctx, "tile_k", i64_attr(ctx, desc->tile.k)),
       named(ctx, "waves_per_eu", i64_attr(ctx, desc->tile.waves_per_eu)),
       named(ctx, "loop", string_attr(ctx, gg_loop_form_name(desc->tile.loop))),
+      named(ctx, "accum", string_attr(ctx, gg_accum_name(desc->accum))),
   };
   mlirOperationStateAddAttributes(&state, sizeof attrs / sizeof attrs[0], attrs);
   MlirOperation op = mlirOperationCreate(&state);

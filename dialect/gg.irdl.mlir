@@ -33,10 +33,14 @@ irdl.dialect @gg {
     %host = irdl.is "host"
     %gfx942 = irdl.is "gfx942"
     %gfx950 = irdl.is "gfx950"
-    %target = irdl.any_of(%host, %gfx942, %gfx950)
+    %sm_90a = irdl.is "sm_90a"
+    %target = irdl.any_of(%host, %gfx942, %gfx950, %sm_90a)
     %rolled = irdl.is "rolled"
     %unrolled = irdl.is "unrolled"
     %loop = irdl.any_of(%rolled, %unrolled)
+    %promoted = irdl.is "promoted"
+    %fast = irdl.is "fast"
+    %accum = irdl.any_of(%promoted, %fast)
     %n = irdl.base "#builtin.integer"
     %k = irdl.base "#builtin.integer"
     %g = irdl.base "#builtin.integer"
@@ -47,7 +51,7 @@ irdl.dialect @gg {
     irdl.attributes {
       "layout" = %layout, "scaling" = %scaling, "b_layout" = %b_layout, "target" = %target,
       "n" = %n, "k" = %k, "g" = %g, "tile_m" = %tile_m, "tile_n" = %tile_n, "tile_k" = %tile_k,
-      "waves_per_eu" = %waves_per_eu, "loop" = %loop
+      "waves_per_eu" = %waves_per_eu, "loop" = %loop, "accum" = %accum
     }
   }
 

@@ -75,6 +75,8 @@ extern const gg_pass_info gg_k_loop_pass;
 extern const gg_pass_info gg_mask_pass;
 extern const gg_pass_info gg_to_host_pass;
 extern const gg_pass_info gg_to_amdgpu_pass;
+extern const gg_pass_info gg_to_nvvm_pass;
+extern const gg_pass_info gg_nvvm_abi_pass;
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 static const gg_pass_info* const passes[] = {
     &gg_verify_pass,    &gg_select_config_pass, &gg_tile_pass,    &gg_resolve_groups_pass,
     &gg_k_loop_pass,    &gg_mask_pass,          &gg_to_host_pass, &gg_to_amdgpu_pass,
+    &gg_to_nvvm_pass,   &gg_nvvm_abi_pass,
 };
 
 const gg_pass_info* gg_pass_lookup(const char* argument) {
@@ -115,6 +116,30 @@ static gg_status expand_amdgpu_binary(const char* options, char* buffer, size_t 
   return GG_OK;
 }
 
+// Upstream lowering of gg-to-nvvm's kernels to the NVVM and LLVM dialects, then gg's
+// tensor-map ABI. Index arithmetic is 64-bit.
+#define GG_NVVM_LOWERING                                                                      \
+  "canonicalize,cse,convert-nvgpu-to-nvvm,"                                                 \
+  "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm," \
+  "convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),gg-nvvm-abi"
+
+static gg_status expand_nvvm_lowering(const char* options, char* buffer, size_t size) {
+  snprintf(buffer, size, "%s", GG_NVVM_LOWERING);
+  return no_options(options, "gg-nvvm-lowering");
+}
+
+static gg_status expand_gg_to_nvvm_llvm(const char* options, char* buffer, size_t size) {
+  snprintf(buffer, size, "%s,gg-to-nvvm,gg-nvvm-lowering", GG_TILE_LEVEL);
+  return no_options(options, "gg-to-nvvm-llvm");
+}
+
+// NVVM kernels to PTX with LLVM's NVPTX backend (no CUDA toolkit): sm_90a, PTX 8.0, O3.
+static gg_status expand_nvvm_binary(const char* options, char* buffer, size_t size) {
+  snprintf(buffer, size,
+           "nvvm-attach-target{chip=sm_90a features=+ptx80 O=3},gpu-module-to-binary{format=isa}");
+  return no_options(options, "gg-nvvm-binary");
+}
+
 static const gg_named_pipeline pipelines[] = {
     {"gg-to-llvm", "gg IR to the LLVM dialect for the host CPU (every gg pass, then upstream)",
      expand_gg_to_llvm},
@@ -128,6 +153,12 @@ static const gg_named_pipeline pipelines[] = {
      expand_rocdl_lowering},
     {"gg-amdgpu-binary", "ROCDL kernels to a code object: chip=, format=bin|isa, toolkit=<dir>",
      expand_amdgpu_binary},
+    {"gg-to-nvvm-llvm", "gg IR to sm_90a kernels in the NVVM and LLVM dialects (every gg pass)",
+     expand_gg_to_nvvm_llvm},
+    {"gg-nvvm-lowering", "upstream lowering of gg-to-nvvm kernels to NVVM, then gg-nvvm-abi",
+     expand_nvvm_lowering},
+    {"gg-nvvm-binary", "NVVM kernels to PTX for sm_90a (LLVM's NVPTX backend)",
+     expand_nvvm_binary},
 };
 
 const gg_named_pipeline* gg_named_pipeline_lookup(const char* argument) {

@@ -32,6 +32,7 @@
 #include "gg/op.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "passes/gpu_kernel.h"
 #include "passes/group_ends.h"
 #include "passes/pass.h"
 #include "passes/tile_lowering.h"
@@ -1092,19 +1093,9 @@ static void emit_group_ends_kernel(gg_text* t, const char* fname, MlirBlock entr
 }
 
 static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_options* options) {
-  gg_op_list grids = {0};
-  gg_collect_ops(func, GG_OP_GRID, &grids);
-  if (grids.count == 0) {
-    gg_op_list_free(&grids);
-    return true;
-  }
-  MlirOperation grid = grids.ops[0];
-  size_t grid_count = grids.count;
-  gg_op_list_free(&grids);
-  if (grid_count != 1) {
-    gg_emit_error(func, "gg-to-amdgpu: one gg.grid per function");
-    return false;
-  }
+  MlirOperation grid;
+  if (!gg_find_grid(func, "gg-to-amdgpu", &grid)) return false;
+  if (mlirOperationIsNull(grid)) return true;
   kernel_shape k;
   memset(&k, 0, sizeof k);
   k.chip = options->chip;
@@ -1202,20 +1193,11 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   }
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
   // The main kernel is the module's first gpu.func (the group ends kernel follows it).
-  MlirOperation kernel = mlirBlockGetFirstOperation(
-      mlirRegionGetFirstBlock(mlirOperationGetRegion(gpu_module, 0)));
-  while (!gg_op_is(kernel, "gpu.func")) kernel = mlirOperationGetNextInBlock(kernel);
+  MlirOperation kernel = gg_first_gpu_func(gpu_module);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
-  MlirOperation tid = mlirBlockGetFirstOperation(body);
-  MlirOperation bx = mlirOperationGetNextInBlock(tid);
-  MlirOperation by = mlirOperationGetNextInBlock(bx);
-  MlirOperation bz = mlirOperationGetNextInBlock(by);
-  MlirOperation ret = mlirBlockGetTerminator(body);
-  k.tid = mlirOperationGetResult(tid, 0);
+  k.tid = mlirOperationGetResult(mlirBlockGetFirstOperation(body), 0);
   // Workgroup attributions follow the arguments (and the workspace).
   k.lds = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0));
-  for (intptr_t i = 0; i < argc; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, i), mlirBlockGetArgument(body, i));
   if (has_ends) {
     gg_op_list list = {0};
     gg_collect_ops(func, GG_OP_GROUP_ENDS, &list);
@@ -1224,25 +1206,7 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
     mlirOperationDestroy(list.ops[0]);
     gg_op_list_free(&list);
   }
-  // The function's prologue (views, extents) runs in the kernel; its grid extents become
-  // dead code there. The grid's body follows, on the workgroup's ids.
-  MlirOperation func_return = mlirBlockGetTerminator(entry);
-  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationEqual(op, func_return);) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (!mlirOperationEqual(op, grid)) mlirOperationMoveBefore(op, tid);
-    op = next;
-  }
-  MlirBlock grid_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(grid, 0));
-  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 0), mlirOperationGetResult(bx, 0));
-  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 1), mlirOperationGetResult(by, 0));
-  mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(grid_body, 2), mlirOperationGetResult(bz, 0));
-  MlirOperation grid_end = mlirBlockGetTerminator(grid_body);
-  for (MlirOperation op = mlirBlockGetFirstOperation(grid_body); !mlirOperationEqual(op, grid_end);) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    mlirOperationMoveBefore(op, ret);
-    op = next;
-  }
-  mlirOperationDestroy(func);
+  gg_move_grid_into_kernel(func, grid, kernel, 0);
 
   gg_tile_lowering l = {&amdgpu_target, &k, {0}, {0}, true};
   return gg_tile_lower(&l, body, kernel);

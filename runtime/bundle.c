@@ -38,6 +38,27 @@ gg_status gg_bundle_launch_of(const gg_op_desc* desc, const void* code, size_t c
     }
     return GG_OK;
   }
+  if (desc->target == GG_TARGET_SM90A) {
+    // The kernel parameters: A's and B's tensor maps by value (128 bytes, 64-aligned), then
+    // every operand's memref fields (8 bytes each); dynamic shared memory for the ring.
+    out->block[0] = GG_SM90_THREADS;
+    out->block[1] = out->block[2] = 1;
+    out->shared_bytes = (uint32_t)gg_sm90_dynamic_shared_bytes(desc);
+    void* none[GG_OPERAND_COUNT] = {NULL};
+    size_t fields = gg_operand_arg_values(desc, none, 1, NULL, NULL, 0);
+    if (2 + fields > GG_MAX_KERNEL_ARGS)
+      return gg_status_make(GG_STATUS_INTERNAL, "sm_90a kernel with %zu parameters", 2 + fields);
+    for (size_t i = 0; i < 2 + fields; ++i) {
+      gg_kernel_arg_info* arg = &out->args[out->arg_count++];
+      arg->offset = out->arg_bytes;
+      arg->size = i < 2 ? 128 : 8;
+      strcpy(arg->value_kind, i < 2 ? "tensor_map" : "memref_field");
+      out->arg_bytes += arg->size;
+    }
+    (void)code;
+    (void)code_size;
+    return GG_OK;
+  }
   gg_code_object_info info;
   GG_RETURN_IF_ERROR(gg_code_object_read(code, code_size, &info));
   const gg_kernel_info* k = &info.kernel;

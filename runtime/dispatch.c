@@ -49,21 +49,9 @@ static void put_hidden(const gg_kernel_arg_info* a, const int64_t grid[3], uint8
 }
 
 size_t gg_workspace_bytes(const gg_op_desc* desc) {
+  // sm_90a kernels compute the ends into shared memory themselves.
+  if (desc->target == GG_TARGET_SM90A) return 0;
   return gg_layout_has_group_ends(desc->layout) ? (size_t)desc->g * sizeof(int64_t) : 0;
-}
-
-// One memref argument: pointers, offset 0, sizes and strides.
-static gg_status put_memref(const gg_kernel_info* k, uint32_t* index, const void* pointer,
-                            const gg_operand_shape* shape, uint8_t* out, size_t out_size) {
-  uint64_t address = (uint64_t)(uintptr_t)pointer;
-  GG_RETURN_IF_ERROR(put(k, (*index)++, address, 1, out, out_size));  // allocated
-  GG_RETURN_IF_ERROR(put(k, (*index)++, address, 1, out, out_size));  // aligned
-  GG_RETURN_IF_ERROR(put(k, (*index)++, 0, 0, out, out_size));        // offset
-  int64_t fields[6];
-  int count = gg_operand_shape_memref_fields(shape, fields);  // sizes, then strides
-  for (int f = 0; f < count; ++f)
-    GG_RETURN_IF_ERROR(put(k, (*index)++, (uint64_t)fields[f], 0, out, out_size));
-  return GG_OK;
 }
 
 gg_status gg_kernarg_build(const gg_kernel_info* k, const gg_op_desc* desc,
@@ -73,20 +61,25 @@ gg_status gg_kernarg_build(const gg_kernel_info* k, const gg_op_desc* desc,
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "kernarg buffer of %zu bytes, kernel needs %u",
                           out_size, k->kernarg_size);
   memset(out, 0, k->kernarg_size);
-  uint32_t index = 0;
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
-    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
-    if (!shape.present) continue;
-    GG_RETURN_IF_ERROR(put_memref(k, &index, buffers[i], &shape, out, out_size));
-  }
+  uint64_t values[GG_MAX_OPERAND_ARGS + 5];
+  uint8_t is_pointer[GG_MAX_OPERAND_ARGS + 5];
+  size_t count = gg_operand_arg_values(desc, buffers, m, values, is_pointer, GG_MAX_OPERAND_ARGS);
   if (gg_layout_has_group_ends(desc->layout)) {
     if (!workspace && desc->g > 0)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "kernel %s: the %s layout needs a workspace for its group ends",
                             k->name, gg_layout_name(desc->layout));
-    gg_operand_shape ends = {1, 1, {desc->g, 0, 0}, GG_DTYPE_I64};
-    GG_RETURN_IF_ERROR(put_memref(k, &index, workspace, &ends, out, out_size));
+    // The workspace: a 1-D memref of G int64.
+    uint64_t address = (uint64_t)(uintptr_t)workspace;
+    const uint64_t ends[5] = {address, address, 0, (uint64_t)desc->g, 1};
+    for (int f = 0; f < 5; ++f) {
+      values[count] = ends[f];
+      is_pointer[count++] = f < 2;
+    }
   }
+  uint32_t index = 0;
+  for (size_t i = 0; i < count; ++i)
+    GG_RETURN_IF_ERROR(put(k, index++, values[i], is_pointer[i], out, out_size));
   // Anything past our arguments must be a hidden argument.
   for (; index < k->arg_count; ++index) {
     const gg_kernel_arg_info* a = &k->args[index];

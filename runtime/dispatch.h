@@ -31,7 +31,7 @@ gg_status gg_kernarg_build(const gg_kernel_info* kernel, const gg_op_desc* desc,
                            const int64_t grid[3], uint8_t* out, size_t out_size);
 
 // The workspace a launch of desc needs on the device (G int64 group ends; 0 for layouts
-// without packed groups).
+// without packed groups, and for sm_90a, whose kernels keep the ends in shared memory).
 size_t gg_workspace_bytes(const gg_op_desc* desc);
 
 // The 64-byte AQL kernel dispatch packet, every field but the first 32 bits (header and

@@ -42,6 +42,8 @@
   X(hsa_signal_destroy)                       \
   X(hsa_signal_store_screlease)               \
   X(hsa_signal_wait_scacquire)                \
+  X(hsa_signal_subtract_screlease)            \
+  X(hsa_amd_signal_async_handler)             \
   X(hsa_code_object_reader_create_from_memory) \
   X(hsa_code_object_reader_destroy)           \
   X(hsa_executable_create_alt)                \
@@ -126,7 +128,43 @@ struct gg_hsa_device {
   hsa_queue_t* queue;
   void* zeros;  // 4 zero bytes of shared memory, copied over unaligned output edges
   _Atomic int queue_error;  // hsa_status_t the queue's error callback saw (0: none)
+  // Asynchronous launches whose kernels are done: their memory and signal are released by
+  // the next launch or the close (HSA's handler thread only marks them).
+  pthread_mutex_t finished_mutex;
+  struct async_launch* finished;
+  _Atomic int in_flight;  // asynchronous launches not yet done
 };
+
+// What an asynchronous launch holds until its last packet completes.
+typedef struct async_launch {
+  gg_hsa_device* device;
+  void* kernarg[2];
+  void* workspace;
+  hsa_signal_t done;  // the last packet's completion signal
+  hsa_signal_t user;  // the caller's, decremented when done (0: none)
+  struct async_launch* next;
+} async_launch;
+
+static void async_release(async_launch* a) {
+  for (int i = 0; i < 2; ++i)
+    if (a->kernarg[i]) api.hsa_amd_memory_pool_free(a->kernarg[i]);
+  if (a->workspace) api.hsa_amd_memory_pool_free(a->workspace);
+  if (a->done.handle) api.hsa_signal_destroy(a->done);
+  free(a);
+}
+
+// Releases the finished asynchronous launches.
+static void async_drain(gg_hsa_device* device) {
+  pthread_mutex_lock(&device->finished_mutex);
+  async_launch* list = device->finished;
+  device->finished = NULL;
+  pthread_mutex_unlock(&device->finished_mutex);
+  while (list) {
+    async_launch* next = list->next;
+    async_release(list);
+    list = next;
+  }
+}
 
 typedef struct agent_search {
   int wanted, seen;
@@ -265,6 +303,7 @@ gg_status gg_hsa_device_open(int index, gg_hsa_device** out) {
     api.hsa_shut_down();
     return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
+  pthread_mutex_init(&device->finished_mutex, NULL);
   gg_status status = device_init(device, index);
   if (status) {
     gg_hsa_device_close(device);
@@ -276,6 +315,11 @@ gg_status gg_hsa_device_open(int index, gg_hsa_device** out) {
 
 void gg_hsa_device_close(gg_hsa_device* device) {
   if (!device) return;
+  // Launches still in flight keep their memory: closing while the GPU runs them would
+  // pull it away. Wait for them (the caller closes once nothing else uses the device).
+  while (atomic_load(&device->in_flight) > 0 && !atomic_load(&device->queue_error)) sched_yield();
+  async_drain(device);
+  pthread_mutex_destroy(&device->finished_mutex);
   if (device->queue) api.hsa_queue_destroy(device->queue);
   if (device->zeros) api.hsa_amd_memory_pool_free(device->zeros);
   free(device);
@@ -450,25 +494,23 @@ typedef struct launch_step {
   void* kernarg;
 } launch_step;
 
-// Publishes the steps' packets in order and waits for the last. Every packet carries the
-// barrier bit, so each starts after the one before it has finished.
-static gg_status dispatch(gg_hsa_device* device, const launch_step* steps, int count) {
-  hsa_signal_t done;
-  HSA_RETURN_IF_ERROR(api.hsa_signal_create(1, 0, NULL, &done), "creating a signal");
-  gg_aql_packet bodies[2];
-  gg_status status = GG_OK;
-  for (int i = 0; i < count && !status; ++i) {
+// Builds the steps' packets; the last one signals `done`.
+static gg_status build_packets(const launch_step* steps, int count, hsa_signal_t done,
+                               gg_aql_packet* bodies) {
+  for (int i = 0; i < count; ++i) {
     const hsa_entry* e = steps[i].entry;
-    status = gg_aql_build(&bodies[i], steps[i].grid, &e->info, e->kernel_object,
-                          (uint64_t)(uintptr_t)steps[i].kernarg, i == count - 1 ? done.handle : 0);
+    GG_RETURN_IF_ERROR(gg_aql_build(&bodies[i], steps[i].grid, &e->info, e->kernel_object,
+                                    (uint64_t)(uintptr_t)steps[i].kernarg,
+                                    i == count - 1 ? done.handle : 0));
     bodies[i].group_segment_size = e->group_size;
     bodies[i].private_segment_size = e->private_size;
   }
-  if (status) {
-    api.hsa_signal_destroy(done);
-    return status;
-  }
-  hsa_queue_t* queue = device->queue;
+  return GG_OK;
+}
+
+// Publishes packets in order on a queue. Every packet carries the barrier bit, so each
+// starts after the one before it has finished.
+static void publish(hsa_queue_t* queue, const gg_aql_packet* bodies, int count) {
   for (int i = 0; i < count; ++i) {
     uint64_t index = reserve_slot(queue);
     gg_aql_packet* slot = (gg_aql_packet*)queue->base_address + (index & (queue->size - 1));
@@ -479,7 +521,19 @@ static gg_status dispatch(gg_hsa_device* device, const launch_step* steps, int c
     atomic_store_explicit((_Atomic uint32_t*)slot, header_and_setup, memory_order_release);
     api.hsa_signal_store_screlease(queue->doorbell_signal, (hsa_signal_value_t)index);
   }
+}
 
+// Publishes the steps' packets on the device's queue and waits for the last.
+static gg_status dispatch(gg_hsa_device* device, const launch_step* steps, int count) {
+  hsa_signal_t done;
+  HSA_RETURN_IF_ERROR(api.hsa_signal_create(1, 0, NULL, &done), "creating a signal");
+  gg_aql_packet bodies[2];
+  gg_status status = build_packets(steps, count, done, bodies);
+  if (status) {
+    api.hsa_signal_destroy(done);
+    return status;
+  }
+  publish(device->queue, bodies, count);
   // Wait in slices so a queue error (reported through the callback) ends the wait.
   while (api.hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, 100000000ull,
                                        HSA_WAIT_STATE_BLOCKED) >= 1) {
@@ -490,8 +544,25 @@ static gg_status dispatch(gg_hsa_device* device, const launch_step* steps, int c
   return status;
 }
 
-gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
-                            void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing) {
+// A launch's packets with their kernel arguments and workspace, made before any output
+// byte is written: a bad image fails here.
+typedef struct prepared_launch {
+  launch_step steps[2];
+  int count;
+  void* workspace;
+  gg_launch_plan plan;
+} prepared_launch;
+
+static void prepared_free(prepared_launch* p) {
+  for (int i = 0; i < p->count; ++i)
+    if (p->steps[i].kernarg) api.hsa_amd_memory_pool_free(p->steps[i].kernarg);
+  if (p->workspace) api.hsa_amd_memory_pool_free(p->workspace);
+}
+
+static gg_status prepare(gg_hsa_kernel* kernel, const gg_op_desc* desc,
+                         void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                         prepared_launch* p) {
+  memset(p, 0, sizeof *p);
   gg_hsa_device* device = kernel->device;
   GG_RETURN_IF_ERROR(queue_status(device));
   GG_RETURN_IF_ERROR(gg_launch_check(desc, buffers, m));
@@ -499,35 +570,106 @@ gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
   if (gg_layout_has_group_ends(desc->layout) != (kernel->has_group_ends != 0))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the code object for %s %s a _group_ends kernel",
                           kernel->main.info.name, kernel->has_group_ends ? "has" : "lacks");
-
-  launch_step steps[2];
-  int count = 0;
-  if (kernel->has_group_ends) steps[count++] = (launch_step){&kernel->group_ends, {1, 1, 1}, NULL};
-  launch_step* main_step = &steps[count++];
+  if (kernel->has_group_ends) p->steps[p->count++] = (launch_step){&kernel->group_ends, {1, 1, 1}, NULL};
+  launch_step* main_step = &p->steps[p->count++];
   *main_step = (launch_step){&kernel->main, {0, 0, 0}, NULL};
   gg_grid_dim_rule rules[3];
   gg_grid_rules(desc, rules);
   for (int d = 0; d < 3; ++d) main_step->grid[d] = gg_grid_dim(&rules[d], m);
+  p->plan = gg_launch_plan_of(desc, m, zeroing);
 
-  // Kernel arguments first: a bad image must fail before any output byte is written.
-  void* workspace = NULL;
   gg_status status = GG_OK;
-  if (workspace_bytes) status = pool_alloc(device, device->device_pool, workspace_bytes, &workspace);
-  for (int i = 0; i < count && !status; ++i) {
-    status = pool_alloc(device, device->kernarg_pool, steps[i].entry->kernarg_size, &steps[i].kernarg);
+  if (workspace_bytes) status = pool_alloc(device, device->device_pool, workspace_bytes, &p->workspace);
+  for (int i = 0; i < p->count && !status; ++i) {
+    launch_step* step = &p->steps[i];
+    status = pool_alloc(device, device->kernarg_pool, step->entry->kernarg_size, &step->kernarg);
     if (!status)
-      status = gg_kernarg_build(&steps[i].entry->info, desc, buffers, m, workspace, steps[i].grid,
-                                steps[i].kernarg, steps[i].entry->kernarg_size);
+      status = gg_kernarg_build(&step->entry->info, desc, buffers, m, p->workspace, step->grid,
+                                step->kernarg, step->entry->kernarg_size);
   }
-  gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
-  if (!status && plan.zero_output) {
+  if (status) prepared_free(p);
+  return status;
+}
+
+gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
+                            void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing) {
+  gg_hsa_device* device = kernel->device;
+  prepared_launch p;
+  GG_RETURN_IF_ERROR(prepare(kernel, desc, buffers, m, zeroing, &p));
+  gg_status status = GG_OK;
+  if (p.plan.zero_output) {
     gg_operand_shape out = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
     status = device_zero(device, buffers[GG_OPERAND_OUT],
                          (size_t)gg_operand_shape_numel(&out) * gg_dtype_size(out.dtype));
   }
-  if (!status && plan.launch) status = dispatch(device, steps, count);
-  for (int i = 0; i < count; ++i)
-    if (steps[i].kernarg) api.hsa_amd_memory_pool_free(steps[i].kernarg);
-  if (workspace) api.hsa_amd_memory_pool_free(workspace);
+  if (!status && p.plan.launch) status = dispatch(device, p.steps, p.count);
+  prepared_free(&p);
   return status;
+}
+
+// HSA's handler thread: the launch's kernels are done. Tell the caller, and leave the
+// memory and the signal to the next launch or the close (HSA calls are not made here).
+static bool async_finished(hsa_signal_value_t value, void* arg) {
+  (void)value;
+  async_launch* a = arg;
+  gg_hsa_device* device = a->device;
+  if (a->user.handle) api.hsa_signal_subtract_screlease(a->user, 1);
+  pthread_mutex_lock(&device->finished_mutex);
+  a->next = device->finished;
+  device->finished = a;
+  pthread_mutex_unlock(&device->finished_mutex);
+  atomic_fetch_sub(&device->in_flight, 1);
+  return false;  // one shot
+}
+
+gg_status gg_hsa_kernel_launch(gg_hsa_kernel* kernel, const gg_op_desc* desc,
+                               void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                               void* queue, uint64_t completion_signal) {
+  gg_hsa_device* device = kernel->device;
+  async_drain(device);
+  GG_RETURN_IF_ERROR(queue_status(device));
+  GG_RETURN_IF_ERROR(gg_launch_check(desc, buffers, m));
+  gg_launch_plan plan = gg_launch_plan_of(desc, m, zeroing);
+  gg_operand_shape out = gg_operand_shape_of(desc, GG_OPERAND_OUT, m);
+  if (plan.zero_output && gg_operand_shape_numel(&out) > 0)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "an asynchronous AMD launch cannot zero-fill the output in queue order "
+                          "(%s): zero it on your queue and pass zeroing 0, or launch "
+                          "synchronously",
+                          plan.launch ? "padded with zeroing" : "a zero extent launches nothing");
+  if (!plan.launch) {  // an empty output: nothing to do, done at once
+    if (completion_signal)
+      api.hsa_signal_subtract_screlease((hsa_signal_t){completion_signal}, 1);
+    return GG_OK;
+  }
+  prepared_launch p;
+  GG_RETURN_IF_ERROR(prepare(kernel, desc, buffers, m, zeroing, &p));
+  async_launch* a = calloc(1, sizeof *a);
+  gg_status status = a ? GG_OK : gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  hsa_status_t r = HSA_STATUS_SUCCESS;
+  if (!status && (r = api.hsa_signal_create(1, 0, NULL, &a->done)) != HSA_STATUS_SUCCESS)
+    status = hsa_error(r, "creating a signal");
+  gg_aql_packet bodies[2];
+  if (!status) status = build_packets(p.steps, p.count, a->done, bodies);
+  if (!status) {
+    a->device = device;
+    a->user.handle = completion_signal;
+    for (int i = 0; i < p.count; ++i) a->kernarg[i] = p.steps[i].kernarg;
+    a->workspace = p.workspace;
+    atomic_fetch_add(&device->in_flight, 1);
+    // The handler is registered before the packets exist, so it cannot miss their end.
+    r = api.hsa_amd_signal_async_handler(a->done, HSA_SIGNAL_CONDITION_LT, 1, async_finished, a);
+    if (r != HSA_STATUS_SUCCESS) {
+      atomic_fetch_sub(&device->in_flight, 1);
+      a->kernarg[0] = a->kernarg[1] = a->workspace = NULL;  // p still owns them
+      status = hsa_error(r, "registering the launch's completion handler");
+    }
+  }
+  if (status) {
+    if (a) async_release(a);
+    prepared_free(&p);
+    return status;
+  }
+  publish(queue ? (hsa_queue_t*)queue : device->queue, bodies, p.count);
+  return GG_OK;
 }

@@ -48,6 +48,16 @@ void gg_hsa_kernel_destroy(gg_hsa_kernel* kernel);
 gg_status gg_hsa_kernel_run(gg_hsa_kernel* kernel, const gg_op_desc* desc,
                             void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing);
 
+// Launches without waiting: the packets go on `queue` (an hsa_queue_t* of the device's
+// agent; NULL: the device's own) and the call returns. When the kernels are done the
+// signal whose handle is completion_signal (0: none) is decremented by one, and the
+// launch's kernel arguments and workspace are released (by a later launch or the close).
+// Launches that need the output zero-filled first (a zero extent, padded with zeroing)
+// are refused: gg has no queue-ordered fill.
+gg_status gg_hsa_kernel_launch(gg_hsa_kernel* kernel, const gg_op_desc* desc,
+                               void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
+                               void* queue, uint64_t completion_signal);
+
 #ifdef __cplusplus
 }
 #endif

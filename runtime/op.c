@@ -11,7 +11,8 @@ static const char* const layout_names[GG_LAYOUT_COUNT] = {
 static const char* const scaling_names[GG_SCALING_COUNT] = {"rowwise", "blockwise"};
 static const char* const b_layout_names[GG_B_LAYOUT_COUNT] = {"plain", "preshuffled"};
 static const char* const fp8_names[GG_FP8_COUNT] = {"e4m3fn", "e4m3fnuz"};
-static const char* const target_names[GG_TARGET_COUNT] = {"host", "gfx942", "gfx950"};
+static const char* const target_names[GG_TARGET_COUNT] = {"host", "gfx942", "gfx950", "sm_90a"};
+static const char* const accum_names[GG_ACCUM_COUNT] = {"promoted", "fast"};
 static const char* const loop_names[GG_LOOP_FORM_COUNT] = {"rolled", "unrolled"};
 static const char* const operand_names[GG_OPERAND_COUNT] = {"A", "B", "a_scale", "b_scale",
                                                             "group metadata", "out"};
@@ -34,6 +35,7 @@ const char* gg_target_name(gg_target v) { return NAME_OF(target_names, v, GG_TAR
 const char* gg_loop_form_name(gg_loop_form v) {
   return NAME_OF(loop_names, v, GG_LOOP_FORM_COUNT);
 }
+const char* gg_accum_name(gg_accum v) { return NAME_OF(accum_names, v, GG_ACCUM_COUNT); }
 const char* gg_operand_name(gg_operand v) {
   return NAME_OF(operand_names, v, GG_OPERAND_COUNT);
 }
@@ -48,6 +50,7 @@ int gg_target_from_name(const char* n) { return index_of(target_names, GG_TARGET
 int gg_loop_form_from_name(const char* n) {
   return index_of(loop_names, GG_LOOP_FORM_COUNT, n);
 }
+int gg_accum_from_name(const char* n) { return index_of(accum_names, GG_ACCUM_COUNT, n); }
 
 gg_layout gg_layout_of_op(gg_op_kind op, gg_ranks ranks) {
   if (op == GG_OP_STACKED) return GG_LAYOUT_SIZES;
@@ -77,6 +80,14 @@ gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
     if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
     resolved.tile = tile;
   }
+  if (resolved.target == GG_TARGET_SM90A) {
+    // One kernel shape: a TMA ring feeding wgmma; AMD's occupancy hint and loop forms do
+    // not apply.
+    resolved.tile.waves_per_eu = 0;
+    resolved.tile.loop = GG_LOOP_ROLLED;
+  } else if ((unsigned)resolved.target < GG_TARGET_COUNT) {
+    resolved.accum = GG_ACCUM_PROMOTED;  // FP32 accumulation is all these targets have
+  }
   return resolved;
 }
 
@@ -89,6 +100,45 @@ static int is_one_of(int32_t value, const int32_t* set, int count) {
 static int group_owns_whole_b(gg_layout layout) {
   return layout == GG_LAYOUT_SIZES || layout == GG_LAYOUT_OFFSETS ||
          layout == GG_LAYOUT_PADDED || layout == GG_LAYOUT_BATCHED;
+}
+
+// The rules of the sm_90a kernel (../docs/nvidia.md).
+static gg_status sm90_check(const gg_op_desc* d) {
+  if (d->fp8 != GG_FP8_E4M3FN)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "sm_90a takes float8_e4m3fn operands (wgmma's e4m3), not %s",
+                          gg_fp8_name(d->fp8));
+  if (d->b_layout != GG_B_PLAIN)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "sm_90a reads B as a plain [N, K] matrix through TMA; preshuffled B is "
+                          "the operand order of AMD matrix cores");
+  if (d->tile.m != 128 || d->tile.k != 128 || (d->tile.n != 64 && d->tile.n != 128 &&
+                                               d->tile.n != 256))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (two consumer "
+                          "warpgroups of 64 rows), tile_k 128 (one 128-byte swizzle row), tile_n "
+                          "64, 128 or 256",
+                          d->tile.m, d->tile.n, d->tile.k);
+  if (d->scaling == GG_SCALING_BLOCKWISE && d->accum == GG_ACCUM_FAST)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "blockwise scaling scales each K block's partial sum, so its "
+                          "accumulation is promoted by construction: --accum fast applies to "
+                          "rowwise scaling");
+  if (d->tile.n == 256 && (d->accum == GG_ACCUM_PROMOTED || d->scaling == GG_SCALING_BLOCKWISE))
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "tile_n 256 on sm_90a holds 128 accumulator registers per thread; "
+                          "promoted accumulation and blockwise scaling need a second set, which "
+                          "does not fit: use tile_n 128 or --accum fast with rowwise scaling");
+  if (gg_layout_has_group_ends(d->layout) && d->g > GG_SM90_MAX_GROUPS)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "sm_90a kernels of the %s layout keep the group ends in shared "
+                          "memory: at most %d groups, got %lld",
+                          gg_layout_name(d->layout), GG_SM90_MAX_GROUPS, (long long)d->g);
+  if (gg_sm90_stages(d) < 2)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "sm_90a: tile %dx%dx%d leaves room for fewer than two pipeline stages",
+                          d->tile.m, d->tile.n, d->tile.k);
+  return GG_OK;
 }
 
 gg_status gg_op_desc_validate(const gg_op_desc* in) {
@@ -105,6 +155,9 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown target %d", (int)in->target);
   if ((unsigned)in->tile.loop >= GG_LOOP_FORM_COUNT)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown loop form %d", (int)in->tile.loop);
+  if ((unsigned)in->accum >= GG_ACCUM_COUNT)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown accumulation mode %d",
+                          (int)in->accum);
 
   gg_op_desc d = gg_op_desc_with_defaults(in);
   const char* layout = gg_layout_name(d.layout);
@@ -159,6 +212,8 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "gfx950 takes float8_e4m3fn operands, not %s", gg_fp8_name(d.fp8));
 
+  if (d.target == GG_TARGET_SM90A) GG_RETURN_IF_ERROR(sm90_check(&d));
+
   if (d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950) {
     int64_t lds = gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k, d.b_layout);
     if (lds > gg_lds_capacity(d.target))
@@ -199,11 +254,11 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
 
 void gg_op_desc_kernel_name(const gg_op_desc* in, char* buffer, size_t size) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  snprintf(buffer, size, "gg_%s_%s_%s_%s_n%lld_k%lld_g%lld_t%dx%dx%d_w%d_%s_%s",
+  snprintf(buffer, size, "gg_%s_%s_%s_%s_n%lld_k%lld_g%lld_t%dx%dx%d_w%d_%s%s_%s",
            gg_layout_name(d.layout), gg_scaling_name(d.scaling), gg_b_layout_name(d.b_layout),
            gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m,
            d.tile.n, d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop),
-           gg_target_name(d.target));
+           d.accum == GG_ACCUM_FAST ? "_fast" : "", gg_target_name(d.target));
 }
 
 #define DESC_MAGIC "gg-kernel v1"
@@ -212,10 +267,11 @@ void gg_op_desc_format(const gg_op_desc* in, char* buffer, size_t size) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   snprintf(buffer, size,
            DESC_MAGIC " layout=%s scaling=%s b=%s fp8=%s n=%lld k=%lld g=%lld tile=%dx%dx%d wpe=%d "
-           "loop=%s target=%s",
+           "loop=%s accum=%s target=%s",
            gg_layout_name(d.layout), gg_scaling_name(d.scaling), gg_b_layout_name(d.b_layout),
            gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m, d.tile.n,
-           d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_target_name(d.target));
+           d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_accum_name(d.accum),
+           gg_target_name(d.target));
 }
 
 void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
@@ -226,10 +282,11 @@ void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
   const char* op = (unsigned)d.layout < GG_LAYOUT_COUNT ? ops[d.layout] : "?";
   snprintf(buffer, size,
            "--op %s --groups 1*%lld --N %lld --K %lld --scaling %s --b %s --fp8 %s --tile %dx%dx%d "
-           "--wpe %d --loop %s --target %s",
+           "--wpe %d --loop %s --accum %s --target %s",
            op, (long long)d.g, (long long)d.n, (long long)d.k, gg_scaling_name(d.scaling),
            gg_b_layout_name(d.b_layout), gg_fp8_name(d.fp8), d.tile.m, d.tile.n, d.tile.k,
-           d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_target_name(d.target));
+           d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_accum_name(d.accum),
+           gg_target_name(d.target));
 }
 
 // Reads "key=" at *p into value (up to the next space); false when the key differs.
@@ -292,6 +349,7 @@ gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   desc->tile.k = tk;
   INT("wpe", tile.waves_per_eu);
   ENUM("loop", gg_loop_form_from_name, tile.loop, gg_loop_form);
+  ENUM("accum", gg_accum_from_name, accum, gg_accum);
   ENUM("target", gg_target_from_name, target, gg_target);
 #undef FIELD
 #undef ENUM
@@ -483,6 +541,32 @@ int gg_operand_shape_memref_fields(const gg_operand_shape* shape, int64_t fields
   return 2 * shape->rank;
 }
 
+size_t gg_operand_arg_values(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
+                             int64_t m, uint64_t* values, uint8_t* is_pointer, size_t capacity) {
+  size_t count = 0;
+#define PUT(value, pointer)                    \
+  do {                                         \
+    if (count < capacity) {                    \
+      values[count] = (value);                 \
+      if (is_pointer) is_pointer[count] = (pointer); \
+    }                                          \
+    ++count;                                   \
+  } while (0)
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    gg_operand_shape shape = gg_operand_shape_of(desc, (gg_operand)i, m);
+    if (!shape.present) continue;
+    uint64_t address = (uint64_t)(uintptr_t)buffers[i];
+    PUT(address, 1);  // allocated
+    PUT(address, 1);  // aligned
+    PUT(0, 0);        // offset
+    int64_t fields[6];
+    int n = gg_operand_shape_memref_fields(&shape, fields);  // sizes, then strides
+    for (int f = 0; f < n; ++f) PUT((uint64_t)fields[f], 0);
+  }
+#undef PUT
+  return count;
+}
+
 gg_status gg_launch_check(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
                           int64_t m) {
   if (m < 0) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the grouped extent is negative");
@@ -525,6 +609,38 @@ gg_status gg_amd_addressing_check(const gg_op_desc* in, int64_t m) {
     GG_RETURN_IF_ERROR(amd_span(&d, "a tile's x_scale blocks (K/128 x M)",
                                 gg_saturating_mul(kb, m) + tm, 4, "split the launch along M"));
   return GG_OK;
+}
+
+// ---------------------------------------------------------------------------------------
+// sm_90a shared memory.
+
+static int64_t sm90_stage_bytes(const gg_op_desc* d) {
+  return ((int64_t)d->tile.m + d->tile.n) * d->tile.k;
+}
+
+// Group ends (int64 each) and the scan's per-thread partials, after the stages.
+static int64_t sm90_ends_bytes(const gg_op_desc* d) {
+  // The partials start 16-byte aligned: LLVM pairs their 8-byte accesses.
+  return gg_layout_has_group_ends(d->layout) ? (8 * d->g + 15) / 16 * 16 + 8 * GG_SM90_THREADS : 0;
+}
+
+int64_t gg_sm90_static_shared_bytes(const gg_op_desc* in) {
+  (void)in;
+  // The mbarriers; the 1024-byte alignment of the dynamic window rounds them up to it.
+  return 1024;
+}
+
+int gg_sm90_stages(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t room = GG_SM90_SHARED_CAPACITY - gg_sm90_static_shared_bytes(&d) - 1024 -
+                 sm90_ends_bytes(&d);
+  int64_t stages = room / sm90_stage_bytes(&d);
+  return (int)(stages > 4 ? 4 : stages < 0 ? 0 : stages);
+}
+
+int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
 }
 
 int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {

@@ -30,6 +30,8 @@ struct Fake {
   int (*bad_headers)();
   int (*initialised)();
   int (*live_allocations)();
+  void* (*queue)();  // the stand-in's one hsa_queue_t
+  int (*pending_handlers)();
   const uint8_t* (*packet)(int back);  // back 0: the last packet, 1: the one before
   const uint8_t* (*kernarg)(int back);
   const uint8_t* last_packet() { return packet(0); }
@@ -58,9 +60,13 @@ class FakeHsaEnvironment : public ::testing::Environment {
     fake.live_allocations =
         reinterpret_cast<decltype(fake.live_allocations)>(dlsym(library, "test_live_allocations"));
     fake.packet = reinterpret_cast<decltype(fake.packet)>(dlsym(library, "test_packet"));
+    fake.queue = reinterpret_cast<decltype(fake.queue)>(dlsym(library, "test_queue"));
+    fake.pending_handlers =
+        reinterpret_cast<decltype(fake.pending_handlers)>(dlsym(library, "test_pending_handlers"));
     fake.kernarg = reinterpret_cast<decltype(fake.kernarg)>(dlsym(library, "test_kernarg"));
     ASSERT_TRUE(fake.configure && fake.dispatches && fake.bad_headers && fake.initialised &&
-                fake.live_allocations && fake.packet && fake.kernarg);
+                fake.live_allocations && fake.packet && fake.kernarg && fake.queue &&
+                fake.pending_handlers);
   }
 };
 
@@ -394,6 +400,52 @@ TEST(FakeHsa, ZeroKThroughThePublicApi) {
   EXPECT_EQ(stats.compiles, 1u);
   for (void* p : {a, b, as, bs, meta, out}) gg_context_gpu_free(context, p);
   gg_context_destroy(context);
+}
+
+// Asynchronous: the packets go on the caller's queue and the call returns; the caller's
+// completion signal drops by one when the kernels are done; the launch's memory is
+// released afterwards. What needs a host-side zero fill is refused, writing nothing.
+TEST(FakeHsa, AsyncLaunchOnTheCallersQueue) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES, GG_TARGET_GFX950);
+  CodeObject code = Compile(d);
+  Configure("gfx950", code);
+  gg_hsa_device* device;
+  ASSERT_EQ(gg_hsa_device_open(0, &device), GG_OK);
+  int baseline = fake.live_allocations();
+  gg_hsa_kernel* kernel;
+  ASSERT_EQ(gg_hsa_kernel_load(device, code.bytes.data(), code.bytes.size(), &kernel), GG_OK);
+  {
+    const int64_t m = 137;
+    Buffers buffers(device, d, m);
+    // The caller's signal: the stand-in's signals are a counter (and a doorbell flag).
+    alignas(8) int64_t user_signal[2] = {1, 0};
+    int before = fake.dispatches();
+    gg_status status = gg_hsa_kernel_launch(kernel, &d, buffers.pointers, m, 0, fake.queue(),
+                                            uint64_t(uintptr_t(user_signal)));
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.dispatches(), before + 2);
+    EXPECT_EQ(user_signal[0], 0) << "the caller's signal drops when the kernels are done";
+    EXPECT_EQ(fake.pending_handlers(), 0);
+    EXPECT_NE(Le(fake.last_packet() + 56, 8), 0u) << "gg's own completion signal";
+    // Refused: padded with zeroing would need the output cleared in queue order.
+    gg_op_desc padded = Desc(GG_LAYOUT_PADDED, GG_TARGET_GFX950);
+    before = fake.dispatches();
+    status = gg_hsa_kernel_launch(kernel, &padded, buffers.pointers, 4, 1, nullptr, 0);
+    EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(Message(status).find("cannot zero-fill the output in queue order"), std::string::npos);
+    EXPECT_EQ(fake.dispatches(), before);
+    // An empty output: nothing to launch, done at once.
+    user_signal[0] = 1;
+    ASSERT_EQ(gg_hsa_kernel_launch(kernel, &d, buffers.pointers, 0, 0, nullptr,
+                                   uint64_t(uintptr_t(user_signal))),
+              GG_OK);
+    EXPECT_EQ(user_signal[0], 0);
+    EXPECT_EQ(fake.dispatches(), before);
+  }
+  EXPECT_EQ(fake.live_allocations(), baseline)
+      << "the finished launch's kernel arguments and workspace were released";
+  gg_hsa_kernel_destroy(kernel);
+  gg_hsa_device_close(device);
 }
 
 }  // namespace

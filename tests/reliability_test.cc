@@ -315,7 +315,7 @@ TEST(Cli, NumbersAreRangeChecked) {
       {"run --op stacked --groups 4*2147483648 --N 256 --K 256", 2,
        "error: --groups takes repeat counts (E*C) from 0 to 2147483647"},
       {"compile --op stacked --groups 16 --N 256 --K 256 --emit hsaco --target host", 2,
-       "error: --emit hsaco describes AMD code objects"},
+       "error: --emit hsaco describes GPU machine code: add --target gfx942, gfx950 or sm_90a"},
       // More groups than the old 4096 cap, written with the repeat form.
       {"compile --op stacked --groups 64,0*4999 --N 256 --K 256 --emit op", 0, "g = 5000 : i64"},
       {"run --op stacked --groups 256,0*9999 --N 8 --K 16", 0, "PASS max_abs_err=0"},

@@ -65,7 +65,8 @@ int gg_cli_parse(int argc, char** argv, cli* c) {
     if (!strcmp(flag, "--emit")) {
       int e = gg_stage_from_name(v);
       if (e < 0)
-        return reject("--emit must be op, tiles, target, llvm-dialect, llvm, isa or hsaco, not '%s'", v);
+        return reject("--emit must be op, tiles, target, llvm-dialect, llvm, isa (ptx) or hsaco "
+                      "(cubin), not '%s'", v);
       c->emit = (gg_stage)e;
       c->emit_given = 1;
     } else if (!strcmp(flag, "--after")) {
@@ -124,22 +125,17 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-// key=value statistics of an AMD kernel, from its assembly.
+// key=value statistics of a GPU kernel (the target table's), and the compile time.
 static int print_stats(const cli* c, double compile_ms) {
-  gg_text isa;
-  gg_text_init(&isa);
-  gg_status status = gg_compile_emit(&c->f.desc, GG_STAGE_ISA, &isa);
-  gg_isa_stats stats;
-  if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
-  gg_text_free(&isa);
-  if (status) return status_exit(status);
-  // B's path: preshuffled B goes global -> registers, plain B through LDS.
-  printf("isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d waves_per_simd=%d "
-         "mfma_in_loop=%d lds_writes=%d b_path=%s kernarg_bytes=%d compile_ms=%.1f\n",
-         stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
-         stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.lds_writes,
-         c->f.desc.b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes,
-         compile_ms);
+  gg_text stats;
+  gg_text_init(&stats);
+  gg_status status = gg_target_backend_of(c->f.desc.target)->stats(&c->f.desc, &stats);
+  if (status) {
+    gg_text_free(&stats);
+    return status_exit(status);
+  }
+  printf("%s compile_ms=%.1f\n", gg_text_str(&stats), compile_ms);
+  gg_text_free(&stats);
   return EXIT_PASS;
 }
 
@@ -148,7 +144,7 @@ static int command_compile(cli* c) {
   if (status) return status_exit(status);
   int machine_code = gg_target_backend_of(c->f.desc.target)->machine_code;
   if (c->stats && !machine_code) {
-    fprintf(stderr, "error: --stats describes AMD code objects (--target gfx942 or gfx950)\n");
+    fprintf(stderr, "error: --stats describes GPU kernels (--target gfx942, gfx950 or sm_90a)\n");
     return EXIT_REJECTED;
   }
   if (c->after && (c->emit_given || c->stats)) {
@@ -156,8 +152,8 @@ static int command_compile(cli* c) {
     return EXIT_REJECTED;
   }
   if (!machine_code && (c->emit == GG_STAGE_ISA || c->emit == GG_STAGE_BINARY))
-    return reject("--emit %s describes AMD code objects: add --target gfx942 or gfx950 (host "
-                  "kernels are JIT-compiled; --emit llvm shows their code)",
+    return reject("--emit %s describes GPU machine code: add --target gfx942, gfx950 or sm_90a "
+                  "(host kernels are JIT-compiled; --emit llvm shows their code)",
                   gg_stage_name(c->emit));
   int binary = c->emit == GG_STAGE_BINARY && !c->after;
   if (binary && !c->output && isatty(fileno(stdout))) {
@@ -369,9 +365,10 @@ static int command_bundle(int argc, char** argv) {
     }
   }
   const char* target = f.target;
-  if (!code && !f.target_given) code = reject("%s", "--target is required (host, gfx942 or gfx950)");
-  if (!code && strcmp(target, "host") && strcmp(target, "gfx942") && strcmp(target, "gfx950"))
-    code = reject("a bundle's --target is host, gfx942 or gfx950, not '%s'", target);
+  if (!code && !f.target_given) code = reject("%s", "--target is required (host, gfx942, gfx950 or sm_90a)");
+  if (!code && strcmp(target, "host") && strcmp(target, "gfx942") && strcmp(target, "gfx950") &&
+      strcmp(target, "sm_90a"))
+    code = reject("a bundle's --target is host, gfx942, gfx950 or sm_90a, not '%s'", target);
   if (!code && !output) code = reject("%s", "-o FILE is required");
   if (!code && !list && f.op < 0)
     code = reject("%s", "nothing to bundle: give descriptor flags, or --list FILE (- for stdin)");
@@ -415,14 +412,15 @@ static void usage(FILE* out) {
   fprintf(out,
           "usage: gg run --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...\n"
           "              [--M m] --N n --K k [--scaling rowwise|blockwise] [--b plain|preshuffled]\n"
-          "              [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz]\n"
+          "              [--target host|sim|gfx942|gfx950|hsa|sm_90a] [--fp8 e4m3fn|e4m3fnuz]\n"
           "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]\n"
-          "              [--loop rolled|unrolled] [--no-zeroing] [--alternate-constant]\n"
+          "              [--loop rolled|unrolled] [--accum promoted|fast] [--no-zeroing]\n"
+          "              [--alternate-constant]\n"
           "              [--chip gfx942|gfx950] [--api]\n"
           "       gg compile <the same descriptor flags> [--emit op|tiles|target|llvm-dialect|llvm|\n"
-          "              isa|hsaco | --after PASS] [-o FILE] [--stats]\n"
+          "              isa|hsaco|ptx|cubin | --after PASS] [-o FILE] [--stats]\n"
           "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
-          "       gg bundle --target host|gfx942|gfx950 -o FILE [--list FILE|-] [--threads T]\n"
+          "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
           "              [descriptor flags]\n");
 }
 

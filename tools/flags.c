@@ -132,7 +132,7 @@ static int is_value_flag(const char* flag) {
   static const char* const flags[] = {"--op",  "--ranks", "--groups", "--M",    "--N",
                                       "--K",   "--scaling", "--b",    "--target", "--fp8",
                                       "--data", "--seed", "--tile",   "--wpe",  "--loop",
-                                      "--chip"};
+                                      "--accum", "--chip"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; ++i)
     if (!strcmp(flag, flags[i])) return 1;
   return 0;
@@ -141,7 +141,7 @@ static int is_value_flag(const char* flag) {
 int gg_flags_take(gg_flags* c, int argc, char** argv, int* i) {
   static const char* const ops[] = {"stacked", "dynamic", "mm"};
   static const char* const ranks[] = {"2d3d", "3d3d", "3d2d", "2d2d"};
-  static const char* const targets[] = {"host", "sim", "gfx942", "gfx950", "hsa"};
+  static const char* const targets[] = {"host", "sim", "gfx942", "gfx950", "hsa", "sm_90a"};
   const char* flag = argv[*i];
   if (!strcmp(flag, "--no-zeroing")) {
     c->zeroing = 0;
@@ -182,8 +182,8 @@ int gg_flags_take(gg_flags* c, int argc, char** argv, int* i) {
     if ((e = gg_b_layout_from_name(v)) < 0) return reject("--b must be plain or preshuffled, not '%s'", v);
     c->desc.b_layout = (gg_b_layout)e;
   } else if (!strcmp(flag, "--target")) {
-    int t = enum_value(v, targets, 5);
-    if (t < 0) return reject("--target must be host, sim, gfx942, gfx950 or hsa, not '%s'", v);
+    int t = enum_value(v, targets, 6);
+    if (t < 0) return reject("--target must be host, sim, gfx942, gfx950, hsa or sm_90a, not '%s'", v);
     c->target = targets[t];  // a static name: a list line's words do not outlive it
     c->target_given = 1;
   } else if (!strcmp(flag, "--fp8")) {
@@ -221,6 +221,9 @@ int gg_flags_take(gg_flags* c, int argc, char** argv, int* i) {
   } else if (!strcmp(flag, "--loop")) {
     if ((e = gg_loop_form_from_name(v)) < 0) return reject("--loop must be rolled or unrolled, not '%s'", v);
     c->desc.tile.loop = (gg_loop_form)e;
+  } else if (!strcmp(flag, "--accum")) {
+    if ((e = gg_accum_from_name(v)) < 0) return reject("--accum must be promoted or fast, not '%s'", v);
+    c->desc.accum = (gg_accum)e;
   } else if (!strcmp(flag, "--chip")) {
     if (strcmp(v, "gfx942") != 0 && strcmp(v, "gfx950") != 0)
       return reject("--chip must be gfx942 or gfx950, not '%s'", v);
@@ -254,6 +257,7 @@ int gg_flags_finish(gg_flags* c) {
   if (d->k < 0) return reject("%s", "--K is required");
   if (!strcmp(c->target, "gfx942")) d->target = GG_TARGET_GFX942;
   else if (!strcmp(c->target, "gfx950")) d->target = GG_TARGET_GFX950;
+  else if (!strcmp(c->target, "sm_90a")) d->target = GG_TARGET_SM90A;
   else if (!strcmp(c->target, "sim")) d->target = c->chip;  // sim runs that chip's kernel
   else d->target = GG_TARGET_HOST;
   if (!c->fp8_given) d->fp8 = d->target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;

@@ -4,8 +4,9 @@
 //
 //   --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...  (E*C: C groups
 //   of extent E) [--M m] [--N n] [--K k] [--scaling rowwise|blockwise] [--b plain|preshuffled]
-//   [--target host|sim|gfx942|gfx950|hsa] [--fp8 e4m3fn|e4m3fnuz] [--data random|exact]
-//   [--seed S] [--tile MxNxK] [--wpe W] [--loop rolled|unrolled] [--no-zeroing]
+//   [--target host|sim|gfx942|gfx950|hsa|sm_90a] [--fp8 e4m3fn|e4m3fnuz] [--data random|exact]
+//   [--seed S] [--tile MxNxK] [--wpe W] [--loop rolled|unrolled]
+//   [--accum promoted|fast] [--no-zeroing]
 //   [--alternate-constant] [--chip gfx942|gfx950] [--api]
 #ifndef GG_TOOLS_FLAGS_H_
 #define GG_TOOLS_FLAGS_H_
@@ -31,7 +32,7 @@ typedef struct gg_flags {
   int has_groups;
   int64_t m, n, k;  // -1: not given
   int fp8_given;
-  const char* target;  // host, sim, gfx942, gfx950, hsa (a static string)
+  const char* target;  // host, sim, gfx942, gfx950, hsa, sm_90a (a static string)
   int target_given;
   gg_data_kind data;
   uint64_t seed;

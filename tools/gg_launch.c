@@ -2,11 +2,12 @@
 // runtime alone (libgg_runtime: no LLVM, no MLIR). What runs on GPU machines.
 //
 //   gg-launch --bundle FILE [--bundle FILE ...] [gg run's descriptor flags]
-//             [--data exact|random] [--seed S] [--repeat N]
-//   gg-launch --bundle FILE --list [--data ...] [--seed S] [--repeat N]
+//             [--data exact|random] [--seed S] [--repeat N] [--graph]
+//   gg-launch --bundle FILE --list [--data ...] [--seed S] [--repeat N] [--graph]
 //
 // The first form runs one problem (the target defaults to the bundle's); --list runs every
-// kernel of the bundles with the flags it was bundled from. Each problem prints
+// kernel of the bundles with the flags it was bundled from. --graph (sm_90a) captures the
+// first launch into a CUDA graph and replays it for every launch. Each problem prints
 //   kernel=<name> m=<m> load_ms=<t> run_ms=<first> median_ms=<of N>
 //   PASS max_abs_err=<e> max_ulp=<u> elements=<n> checksum=<16 hex digits>
 // as `gg run` does. Exit codes are gg run's: 0 every problem passed, 1 a FAIL, 2 input
@@ -33,8 +34,9 @@ static double now_ms(void) {
 static void usage(FILE* out) {
   fprintf(out,
           "usage: gg-launch --bundle FILE [--bundle FILE ...] [descriptor flags as gg run]\n"
-          "                 [--data exact|random] [--seed S] [--repeat N]\n"
-          "       gg-launch --bundle FILE --list [--data exact|random] [--seed S] [--repeat N]\n");
+          "                 [--data exact|random] [--seed S] [--repeat N] [--graph]\n"
+          "       gg-launch --bundle FILE --list [--data exact|random] [--seed S] [--repeat N]\n"
+          "                 [--graph]\n");
 }
 
 // A missing kernel is refused input (exit 2) like a contract violation.
@@ -48,10 +50,13 @@ static int exit_of(gg_status status) {
 }
 
 // One problem: the kernel from the context's bundles, launched `repeat` times, checked.
-static int run_one(gg_context* context, const gg_flags* f, int repeat) {
+static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph) {
   if (!strcmp(f->target, "sim") || !strcmp(f->target, "hsa"))
     return gg_flags_reject("--target %s: gg-launch runs the bundle's kernels on their target "
-                           "(host, gfx942 or gfx950; without --target, the bundle's)",
+                           "(host, gfx942, gfx950 or sm_90a; without --target, the bundle's)",
+                           f->target);
+  if (graph && strcmp(f->target, "sm_90a") != 0)
+    return gg_flags_reject("--graph replays CUDA graphs: it takes sm_90a kernels, not %s",
                            f->target);
   gg_problem_spec spec = gg_flags_problem(f);
   gg_problem* problem;
@@ -63,8 +68,9 @@ static int run_one(gg_context* context, const gg_flags* f, int repeat) {
   gg_kernel* kernel = NULL;
   status = gg_kernel_get(context, &problem->desc, &kernel);
   r.compile_ms = now_ms() - start;
-  gg_verify_api api = {context, kernel};
+  gg_verify_api api = {context, kernel, graph, NULL};
   if (!status) status = gg_verify_problem(problem, gg_verify_api_launch, &api, repeat, 0, &r);
+  gg_verify_api_free(&api);
   gg_problem_destroy(problem);
   if (status) return exit_of(status);
   printf("kernel=%s m=%lld load_ms=%.1f run_ms=%.2f median_ms=%.2f\n", r.kernel_name,
@@ -83,7 +89,7 @@ static int worse(int a, int b) {
 }
 
 // Every kernel of the bundles, with the flags it was bundled from.
-static int run_list(gg_context* context, const gg_flags* overrides, int repeat) {
+static int run_list(gg_context* context, const gg_flags* overrides, int repeat, int graph) {
   size_t count = gg_context_bundle_kernel_count(context);
   int code = GG_EXIT_PASS;
   for (size_t i = 0; i < count; ++i) {
@@ -100,7 +106,7 @@ static int run_list(gg_context* context, const gg_flags* overrides, int repeat) 
     if (!one) {
       f.data = overrides->data;
       f.seed = overrides->seed;
-      one = run_one(context, &f, repeat);
+      one = run_one(context, &f, repeat, graph);
     }
     gg_flags_free(&f);
     code = worse(code, one);
@@ -115,7 +121,7 @@ int main(int argc, char** argv) {
   }
   const char* bundles[MAX_BUNDLES];
   size_t bundle_count = 0;
-  int list = 0, code = 0;
+  int list = 0, graph = 0, code = 0;
   int64_t repeat = 1;
   gg_flags f;
   gg_flags_init(&f);
@@ -125,6 +131,8 @@ int main(int argc, char** argv) {
     if (taken >= 0) continue;
     if (!strcmp(argv[i], "--list")) {
       list = 1;
+    } else if (!strcmp(argv[i], "--graph")) {
+      graph = 1;
     } else if (strcmp(argv[i], "--bundle") != 0 && strcmp(argv[i], "--repeat") != 0) {
       code = gg_flags_reject("unknown flag '%s'", argv[i]);
     } else if (i + 1 >= argc) {
@@ -162,14 +170,14 @@ int main(int argc, char** argv) {
           gg_context_bundle_kernel_count(context), bundle_count, bundle_count == 1 ? "" : "s",
           now_ms() - start);
   if (list) {
-    code = run_list(context, &f, (int)repeat);
+    code = run_list(context, &f, (int)repeat, graph);
   } else {
     if (!f.target_given) {  // the bundles' target
       gg_bundle_kernel_info info;
       if (!gg_context_bundle_kernel(context, 0, &info)) f.target = gg_target_name(info.desc.target);
     }
     code = gg_flags_finish(&f);
-    if (!code) code = run_one(context, &f, (int)repeat);
+    if (!code) code = run_one(context, &f, (int)repeat, graph);
   }
   gg_context_destroy(context);
   gg_flags_free(&f);

@@ -14,8 +14,9 @@
 //   if (s) { fprintf(stderr, "%s\n", gg_status_message(s)); gg_status_free(s); }
 //   gg_context_destroy(ctx);
 //
-// Tensors on kDLCPU run on the host; tensors on kDLROCM run on the context's GPU. Group
-// metadata is never read on the host. Every entry point checks the operator contract
+// Tensors on kDLCPU run on the host; tensors on kDLROCM run on the context's AMD GPU;
+// tensors on kDLCUDA run on that CUDA device (sm_90a: Hopper). Group metadata is never
+// read on the host. Every entry point checks the operator contract
 // first: when it returns an error, nothing was launched and no output byte was written.
 // Contexts are thread-safe.
 #ifndef GG_GG_H_
@@ -58,6 +59,7 @@ typedef struct gg_context_options {
   void* log_user;
   gg_log_level log_level;
   int gpu;  // the HSA GPU agent kDLROCM tensors live on (0: the first); -1: none
+  // (kDLCUDA tensors run on the CUDA device of their device_id.)
   // Bundles loaded at creation (as gg_context_load_bundle): creation fails if one does not
   // load.
   const char* const* bundles;
@@ -139,9 +141,27 @@ void gg_kernel_code_object(const gg_kernel* kernel, const void** data, size_t* s
 
 // Launches on tensors in gg_operand order (A, B, a_scale, b_scale, metadata, out; the
 // metadata is NULL for batched) after checking them against the kernel's descriptor;
-// zeroing is the dynamic op's zeroing_output_tensor.
+// zeroing is the dynamic op's zeroing_output_tensor. Returns once the output is written.
 gg_status gg_kernel_launch(gg_context* context, gg_kernel* kernel,
                            const DLTensor* const operands[GG_OPERAND_COUNT], int zeroing);
+
+// Where an asynchronous GPU launch goes. The launch is enqueued and the call returns
+// without waiting: it never synchronises the host, never reads group metadata on the host,
+// and allocates nothing the caller must free; on NVIDIA it can be captured into a CUDA
+// graph. Host launches run to completion whatever the options.
+typedef struct gg_launch_options {
+  // NVIDIA (kDLCUDA): the CUstream (NULL: the legacy default stream).
+  // AMD (kDLROCM): the hsa_queue_t* the caller owns (NULL: the context's own queue).
+  void* stream;
+  // AMD: the handle of an hsa_signal_t the launch decrements by one when its kernels are
+  // done (0: none). NVIDIA: unused (record a CUevent on the stream instead).
+  uint64_t completion_signal;
+} gg_launch_options;
+
+// gg_kernel_launch, asynchronous on options' queue (options NULL: as gg_kernel_launch).
+gg_status gg_kernel_launch_async(gg_context* context, gg_kernel* kernel,
+                                 const DLTensor* const operands[GG_OPERAND_COUNT], int zeroing,
+                                 const gg_launch_options* options);
 
 // ---------------------------------------------------------------------------------------
 // Artifacts, compiled fresh (never cached).
@@ -246,6 +266,8 @@ typedef struct gg_grouped_gemm_call {
   gg_tile_config tile;  // zero: the compiler's choice
   const DLTensor* operands[GG_OPERAND_COUNT];  // gg_operand order; metadata NULL for batched
   int zeroing;
+  gg_accum accum;                      // sm_90a: promoted (default) or fast
+  const gg_launch_options* launch;     // NULL: return once the output is written
 } gg_grouped_gemm_call;
 
 gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call);

@@ -50,8 +50,20 @@ typedef enum gg_target {
   GG_TARGET_HOST = 0,  // the CPU this runs on
   GG_TARGET_GFX942,    // MI300
   GG_TARGET_GFX950,    // MI350
+  GG_TARGET_SM90A,     // NVIDIA Hopper (H100, H200)
   GG_TARGET_COUNT
 } gg_target;
+
+// How the K loop sums FP8 products. Hopper's wgmma keeps about 13 fraction bits in its
+// accumulator, so sm_90a adds each K tile's partial sum into an FP32 accumulator
+// (promoted) unless the caller asks for one wgmma accumulation over the whole K loop
+// (fast, like torch's use_fast_accum=True). Host and AMD kernels accumulate in FP32 either
+// way: their descriptors always read promoted. docs/semantics.md bounds both.
+typedef enum gg_accum {
+  GG_ACCUM_PROMOTED = 0,
+  GG_ACCUM_FAST,
+  GG_ACCUM_COUNT
+} gg_accum;
 
 typedef enum gg_loop_form {
   GG_LOOP_ROLLED = 0,  // prefetching loop with a peeled last tile; code size flat in K
@@ -79,6 +91,7 @@ typedef struct gg_op_desc {
   int64_t g;  // groups
   gg_tile_config tile;
   gg_target target;
+  gg_accum accum;
 } gg_op_desc;
 
 // The upstream operator a layout serves, and the ranks of its A and B.
@@ -98,7 +111,8 @@ int gg_layout_has_group_ends(gg_layout layout);
 // The default tile configuration (128x128x128, waves_per_eu 2, rolled).
 gg_tile_config gg_tile_config_default(void);
 
-// Returns desc with a zero tile replaced by the default.
+// Returns desc with a zero tile replaced by the default, and the fields a target ignores
+// normalised (sm_90a: waves_per_eu 0 and the rolled loop; host and AMD: promoted).
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc);
 
 // Checks the descriptor against the contract (extents, tile candidates, blockwise block
@@ -127,12 +141,14 @@ const char* gg_b_layout_name(gg_b_layout b_layout);
 const char* gg_fp8_name(gg_fp8 fp8);
 const char* gg_target_name(gg_target target);
 const char* gg_loop_form_name(gg_loop_form loop);
+const char* gg_accum_name(gg_accum accum);
 int gg_layout_from_name(const char* name);
 int gg_scaling_from_name(const char* name);
 int gg_b_layout_from_name(const char* name);
 int gg_fp8_from_name(const char* name);
 int gg_target_from_name(const char* name);
 int gg_loop_form_from_name(const char* name);
+int gg_accum_from_name(const char* name);
 
 // ---------------------------------------------------------------------------------------
 // Operands. Every op takes A, B, a_scale, b_scale, group metadata (absent for batched)
@@ -187,6 +203,14 @@ int gg_operand_shape_memref_fields(const gg_operand_shape* shape, int64_t fields
 size_t gg_dtype_size(gg_dtype dtype);
 const char* gg_operand_name(gg_operand operand);
 
+// The scalar kernel arguments of the operands, the way MLIR passes memrefs to kernels:
+// for each operand the layout has, in gg_operand order, its allocated and aligned
+// pointers, offset 0, sizes and strides (gg_operand_shape_memref_fields). Writes up to
+// `capacity` values (is_pointer marks the pointers) and returns how many there are.
+#define GG_MAX_OPERAND_ARGS (GG_OPERAND_COUNT * 9)
+size_t gg_operand_arg_values(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
+                             int64_t m, uint64_t* values, uint8_t* is_pointer, size_t capacity);
+
 // Which operand dimension carries m (the extent a launch reads from its tensors).
 void gg_grouped_extent_source(const gg_op_desc* desc, gg_operand* operand, int* dim);
 
@@ -220,6 +244,22 @@ int64_t gg_lds_capacity(gg_target target);
 // the grouped extent m). Other targets pass.
 #define GG_AMD_VIEW_BYTES INT64_C(0x7FFFFFF0)
 gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
+
+// ---------------------------------------------------------------------------------------
+// sm_90a kernels: one CTA of three warpgroups (a TMA producer and two wgmma consumers) per
+// tile_m x tile_n tile; a ring of shared-memory stages of tile_m x 128 A bytes and
+// tile_n x 128 B bytes. One rule for the compiler (the ring it emits) and the runtime
+// (the dynamic shared memory it launches with).
+#define GG_SM90_THREADS 384
+#define GG_SM90_SHARED_CAPACITY (227 * 1024)  // per block, opted in
+// The most groups an sm_90a kernel of a packed layout takes: their ends live in shared memory.
+#define GG_SM90_MAX_GROUPS 4096
+int gg_sm90_stages(const gg_op_desc* desc);
+// The dynamic shared memory of a launch: 1 KiB to align the ring to 1024 bytes, the stages,
+// and for packed layouts the group ends and the scan's partials (8 (G + 384) bytes).
+int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* desc);
+// Static shared memory of the kernel: the mbarriers (1 KiB with the window's alignment).
+int64_t gg_sm90_static_shared_bytes(const gg_op_desc* desc);
 
 // ---------------------------------------------------------------------------------------
 // Launch rules shared by every backend: with a zero extent (m, N, K or G) nothing is

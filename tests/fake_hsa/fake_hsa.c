@@ -46,6 +46,15 @@ typedef struct fake_state {
   uint8_t packets[2][64];     // the last packet, then the one before it
   uint8_t kernargs[2][4096];
   int live_allocations;
+  // Handlers registered with hsa_amd_signal_async_handler, run when their signal drops
+  // below the value (the stand-in calls them on the thread that completes the packet).
+  struct {
+    fake_signal* signal;
+    hsa_signal_value_t below;
+    hsa_amd_signal_handler handler;
+    void* arg;
+  } handlers[64];
+  int handler_count;
 } fake_state;
 
 static fake_state state = {.chip = "gfx950", .kernarg_size = 256};
@@ -192,9 +201,42 @@ static void process_packets(void) {
       state.callback(HSA_STATUS_ERROR_EXCEPTION, q, state.callback_data);
       continue;  // the completion signal is never decremented
     }
-    if (packet.completion_signal.handle)
-      atomic_fetch_sub(&((fake_signal*)(uintptr_t)packet.completion_signal.handle)->value, 1);
+    if (packet.completion_signal.handle) {
+      fake_signal* done = (fake_signal*)(uintptr_t)packet.completion_signal.handle;
+      hsa_signal_value_t value = atomic_fetch_sub(&done->value, 1) - 1;
+      for (int h = 0; h < state.handler_count;) {
+        if (state.handlers[h].signal == done && value < state.handlers[h].below) {
+          hsa_amd_signal_handler handler = state.handlers[h].handler;
+          void* arg = state.handlers[h].arg;
+          state.handlers[h] = state.handlers[--state.handler_count];
+          if (handler(value, arg)) return;  // re-arming is not modelled
+        } else {
+          ++h;
+        }
+      }
+    }
   }
+}
+
+EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                                 hsa_signal_value_t value,
+                                                 hsa_amd_signal_handler handler, void* arg) {
+  if (condition != HSA_SIGNAL_CONDITION_LT || !handler || state.handler_count == 64)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  fake_signal* s = (fake_signal*)(uintptr_t)signal.handle;
+  if (atomic_load(&s->value) < value) {  // already there
+    handler(atomic_load(&s->value), arg);
+    return HSA_STATUS_SUCCESS;
+  }
+  state.handlers[state.handler_count].signal = s;
+  state.handlers[state.handler_count].below = value;
+  state.handlers[state.handler_count].handler = handler;
+  state.handlers[state.handler_count++].arg = arg;
+  return HSA_STATUS_SUCCESS;
+}
+
+EXPORT void hsa_signal_subtract_screlease(hsa_signal_t signal, hsa_signal_value_t value) {
+  atomic_fetch_sub(&((fake_signal*)(uintptr_t)signal.handle)->value, value);
 }
 
 EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
@@ -372,6 +414,8 @@ EXPORT void test_configure(const char* chip, uint32_t kernarg_size, uint32_t gro
 }
 
 EXPORT int test_dispatches(void) { return state.dispatches; }
+EXPORT hsa_queue_t* test_queue(void) { return &state.queue; }
+EXPORT int test_pending_handlers(void) { return state.handler_count; }
 EXPORT int test_bad_headers(void) { return state.bad_headers; }
 EXPORT int test_initialised(void) { return state.initialised; }
 EXPORT int test_live_allocations(void) { return state.live_allocations; }

@@ -230,7 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!want || !bound) gg_fuzz_fail("out of memory");
     gg_poison_bf16(want, count);
     gg_reference_run(&p, want, bound);
-    gg_compare_result r = gg_compare_outputs(out, want, bound, count, d.k, 1);
+    gg_compare_result r = gg_compare_outputs(out, want, bound, count, 1);
     if (r.mismatches || r.unwritten || r.clobbered)
       gg_fuzz_fail("%s %s m=%lld: %lld mismatches, %lld unwritten, %lld clobbered (first %lld)",
                    gg_layout_name(d.layout), gg_scaling_name(d.scaling), (long long)m,

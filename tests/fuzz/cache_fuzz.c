@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
   if (status) gg_fuzz_fail("%s", gg_status_message(status));
   // Seeds: an entry with a small payload, and one holding a real code object.
   gg_op_desc d = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, 256, 256, 2,
-                  {0}, GG_TARGET_GFX950};
+                  {0}, GG_TARGET_GFX950, GG_ACCUM_PROMOTED};
   gg_text code;
   gg_text_init(&code);
   status = gg_compile_emit(&d, GG_STAGE_BINARY, &code);

@@ -29,7 +29,7 @@
 // CHECK: "gg.epilogue"(%[[ACC]], %{{.*}}, %{{.*}}, %{{.*}}, %[[F]]#4, %[[F]]#3, %[[F]]#7, %[[F]]#6, %[[F]]#10, %[[F]]#12, %[[F]]#13) {mask_cols = true, mask_rows = true, scaling = "rowwise"}
 // CHECK: gpu.yield
 func.func @stacked(%a: memref<?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M3FN>, %sa: memref<?xf32>, %sb: memref<4x256xf32>, %m: memref<4xi64>, %o: memref<?x256xbf16>) {
-  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "sizes", scaling = "rowwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<?xf32>, memref<4x256xf32>, memref<4xi64>, memref<?x256xbf16>) -> ()
+  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "sizes", scaling = "rowwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled", accum = "promoted"} : (memref<?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<?xf32>, memref<4x256xf32>, memref<4xi64>, memref<?x256xbf16>) -> ()
   return
 }
 
@@ -41,6 +41,6 @@ func.func @stacked(%a: memref<?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M3FN>, %
 // CHECK: "gg.epilogue"
 // CHECK-SAME: scaling = "blockwise"
 func.func @blockwise(%a: memref<?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M3FN>, %sa: memref<?xf32>, %sb: memref<4x4x2xf32>, %m: memref<4xi64>, %o: memref<?x256xbf16>) {
-  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "sizes", scaling = "blockwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled"} : (memref<?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<?xf32>, memref<4x4x2xf32>, memref<4xi64>, memref<?x256xbf16>) -> ()
+  "gg.grouped_matmul"(%a, %b, %sa, %sb, %m, %o) {layout = "sizes", scaling = "blockwise", b_layout = "plain", target = "host", n = 256 : i64, k = 512 : i64, g = 4 : i64, tile_m = 0 : i64, tile_n = 0 : i64, tile_k = 0 : i64, waves_per_eu = 0 : i64, loop = "rolled", accum = "promoted"} : (memref<?x512xf8E4M3FN>, memref<4x256x512xf8E4M3FN>, memref<?xf32>, memref<4x4x2xf32>, memref<4xi64>, memref<?x256xbf16>) -> ()
   return
 }

@@ -1,0 +1,822 @@
+// gg-to-nvvm: lowers tile-level gg IR to a gpu.module kernel for NVIDIA Hopper (sm_90a).
+// One CTA of three warpgroups (384 threads) computes one tile_m x tile_n tile:
+//
+// - Warpgroup 0 is the producer: thread 0 issues TMA loads (nvgpu.tma.async.load) of the
+//   A tile (tile_m x 128 bytes) and the B tile (tile_n x 128) of each K tile into a ring
+//   of shared-memory stages, 128-byte swizzled, guarded by full/empty mbarriers; it gives
+//   registers to the consumers (nvvm.setmaxregister).
+// - Warpgroups 1 and 2 are consumers: each owns 64 rows and issues m64nNk32 e4m3 wgmma
+//   (nvvm.wgmma.mma_async) from shared memory, with descriptors computed here (128-byte
+//   swizzle, 1024-byte stride between 8-row groups, +32 bytes per k32 step). nvgpu's own
+//   warpgroup ops are f16-shaped and wrong for FP8 in MLIR 22 (notes/nvidia-hopper).
+// - Accumulation: promoted (default) starts each K tile's partial sum fresh in wgmma
+//   (scale-d 0) and adds it into FP32 registers, scaled by the blocks' scales for
+//   blockwise scaling; fast accumulates in wgmma across the whole K loop.
+// - TMA reads whole boxes: rows past a group's end (the next group's rows, or zeros past
+//   the tensor) are dropped by the epilogue's row and column predicates; under k_offsets
+//   the K columns of a boundary tile outside the group's range are zeroed in shared memory
+//   before the wgmma reads them (A's columns suffice: every product has an A factor).
+// - Epilogue: straight from the accumulator registers (wgmma's D layout: thread t of a
+//   warpgroup holds rows 16 (t/32) + (t%32)/4 + {0, 8}, columns 8 j + 2 (t%4) + {0, 1}),
+//   scales, bf16, predicated stores.
+// - Packed layouts: the group ends are computed at the start of every CTA into shared
+//   memory (a chunked scan over the 384 threads), so no workspace and no second kernel.
+//
+// The tensor maps come first among the kernel's arguments, as !llvm.ptr; gg-nvvm-abi
+// makes them 128-byte by-value grid constants once the kernel is in the LLVM dialect.
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/ir.h"
+#include "dialect/dialect.h"
+#include "gg/op.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "passes/gpu_kernel.h"
+#include "passes/group_ends.h"
+#include "passes/pass.h"
+
+#define PASS "gg-to-nvvm"
+#define WORKGROUP "#gpu.address_space<workgroup>"
+#define TILE_K 128  // one 128-byte swizzle row of FP8
+// Registers: the producer keeps few, the consumers take the rest (setmaxnreg).
+#define PRODUCER_REGISTERS 40
+#define CONSUMER_REGISTERS 232
+
+typedef struct nvvm_kernel {
+  gg_op_desc desc;
+  int tm, tn, stages;
+  long long stage_bytes, a_bytes, smem;
+  int acc_count;  // f32 accumulators per consumer thread: tn / 2
+  bool fast, blockwise;
+  char acc_type[2048];
+} nvvm_kernel;
+
+static void acc_type(nvvm_kernel* k) {
+  size_t n = (size_t)snprintf(k->acc_type, sizeof k->acc_type, "!llvm.struct<(");
+  for (int i = 0; i < k->acc_count; ++i)
+    n += (size_t)snprintf(k->acc_type + n, sizeof k->acc_type - n, "%sf32", i ? ", " : "");
+  snprintf(k->acc_type + n, sizeof k->acc_type - n, ")>");
+}
+
+static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
+  char text[512];
+  if (!gg_attr_string(grid, "descriptor", text, sizeof text)) {
+    gg_emit_error(grid, PASS ": the grid carries no descriptor (run gg-tile first)");
+    return false;
+  }
+  gg_status status = gg_op_desc_parse(text, &k->desc);
+  if (!status) status = gg_op_desc_validate(&k->desc);
+  if (status) {
+    gg_emit_error(grid, PASS ": the grid's %s", gg_status_message(status));
+    gg_status_free(status);
+    return false;
+  }
+  if (k->desc.target != GG_TARGET_SM90A) {
+    gg_emit_error(grid, PASS ": the grid was tiled for %s, not sm_90a",
+                  gg_target_name(k->desc.target));
+    return false;
+  }
+  k->tm = k->desc.tile.m;
+  k->tn = k->desc.tile.n;
+  k->stages = gg_sm90_stages(&k->desc);
+  k->a_bytes = (long long)k->tm * TILE_K;
+  k->stage_bytes = k->a_bytes + (long long)k->tn * TILE_K;
+  k->smem = gg_sm90_dynamic_shared_bytes(&k->desc);
+  k->acc_count = k->tn / 2;
+  k->fast = k->desc.accum == GG_ACCUM_FAST;
+  k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
+  acc_type(k);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// gg.group_ends: every CTA computes the ends into shared memory. Thread t folds the groups
+// of its chunk with the group end rule from 0; thread 0 turns the partial ends into chunk
+// starts; every thread walks its chunk again from its start, storing each end.
+
+static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue tid,
+                             MlirValue dsmem) {
+  gg_group_ends_op ends;
+  if (!gg_group_ends_op_read(op, &ends)) return false;
+  char ends_type[128], part_type[128];
+  snprintf(ends_type, sizeof ends_type, "memref<%lldxi64, " WORKGROUP ">", ends.g);
+  snprintf(part_type, sizeof part_type, "memref<%dxi64, " WORKGROUP ">", GG_SM90_THREADS);
+  // gg_emit_group_ends_loop stores into %ends of the op's type: this one lives in shared
+  // memory, past the ring of stages, 1024-aligned like it (LLVM may pair 8-byte accesses).
+  gg_text_free(&ends.ends_type);
+  gg_text_init(&ends.ends_type);
+  gg_text_printf(&ends.ends_type, "%s", ends_type);
+  long long ring = (long long)k->stages * k->stage_bytes;
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t,
+                 "func.func @group_ends(%%meta: %s, %%a: %s, %%dsmem: memref<0xi8, " WORKGROUP
+                 ">, %%tid: index) -> %s {\n",
+                 gg_text_str(&ends.meta_type), gg_text_str(&ends.a_type), ends_type);
+  gg_text_printf(&t,
+                 "  %%dyn = memref.reinterpret_cast %%dsmem to offset: [0], sizes: [%lld], "
+                 "strides: [1] : memref<0xi8, " WORKGROUP "> to memref<%lldxi8, " WORKGROUP ">\n"
+                 "  %%base = memref.extract_aligned_pointer_as_index %%dyn : memref<%lldxi8, "
+                 WORKGROUP "> -> index\n"
+                 "  %%c1023 = arith.constant 1023 : index\n"
+                 "  %%cm1024 = arith.constant -1024 : index\n"
+                 "  %%b1 = arith.addi %%base, %%c1023 : index\n"
+                 "  %%abase = arith.andi %%b1, %%cm1024 : index\n"
+                 "  %%aoff = arith.subi %%abase, %%base : index\n"
+                 "  %%ring = arith.constant %lld : index\n"
+                 "  %%ends_at = arith.addi %%aoff, %%ring : index\n"
+                 "  %%ends_bytes = arith.constant %lld : index\n"
+                 "  %%part_at = arith.addi %%ends_at, %%ends_bytes : index\n"
+                 "  %%ends = memref.view %%dyn[%%ends_at][] : memref<%lldxi8, " WORKGROUP "> to %s\n"
+                 "  %%part = memref.view %%dyn[%%part_at][] : memref<%lldxi8, " WORKGROUP "> to %s\n",
+                 k->smem, k->smem, k->smem, ring, (ends.g * 8 + 15) / 16 * 16, k->smem, ends_type, k->smem,
+                 part_type);
+  gg_text_printf(&t,
+                 "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n"
+                 "  %%G = arith.constant %lld : index\n"
+                 "  %%threads = arith.constant %d : index\n"
+                 "  %%chunk = arith.constant %lld : index\n"
+                 "  %%lo0 = arith.muli %%tid, %%chunk : index\n"
+                 "  %%lo = arith.minsi %%lo0, %%G : index\n"
+                 "  %%hi0 = arith.addi %%lo, %%chunk : index\n"
+                 "  %%hi = arith.minsi %%hi0, %%G : index\n",
+                 ends.g, GG_SM90_THREADS, (ends.g + GG_SM90_THREADS - 1) / GG_SM90_THREADS);
+  gg_emit_group_axis(&t, &ends, "  ", "total");
+  gg_emit_group_ends_loop(&t, &ends, "  ", "agg", "%lo", "%hi", "%c0", "%total", false);
+  gg_text_printf(&t,
+                 "  %%agg64 = arith.index_cast %%agg : index to i64\n"
+                 "  memref.store %%agg64, %%part[%%tid] : %s\n"
+                 "  gpu.barrier\n"
+                 "  %%first = arith.cmpi eq, %%tid, %%c0 : index\n"
+                 "  scf.if %%first {\n"
+                 "    %%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> (index) {\n"
+                 "      %%p64 = memref.load %%part[%%i] : %s\n"
+                 "      %%p = arith.index_cast %%p64 : i64 to index\n"
+                 "      %%r64 = arith.index_cast %%r : index to i64\n"
+                 "      memref.store %%r64, %%part[%%i] : %s\n",
+                 part_type, part_type, part_type);
+  gg_emit_group_end(&t, &ends, "      ", "rn", "%r", "%p", "%total");
+  gg_text_printf(&t,
+                 "      scf.yield %%rn : index\n    }\n  }\n"
+                 "  gpu.barrier\n"
+                 "  %%s64 = memref.load %%part[%%tid] : %s\n"
+                 "  %%s = arith.index_cast %%s64 : i64 to index\n",
+                 part_type);
+  gg_emit_group_ends_loop(&t, &ends, "  ", "last", "%lo", "%hi", "%s", "%total", true);
+  gg_text_printf(&t, "  gpu.barrier\n  return %%ends : %s\n}\n", ends_type);
+  MlirValue args[4] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1), dsmem, tid};
+  MlirValue ends_memory;
+  bool ok = !t.failed && gg_inline_template(op, gg_text_str(&t), args, 4, &ends_memory, 1);
+  gg_text_free(&t);
+  gg_group_ends_op_free(&ends);
+  if (!ok) return false;
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), ends_memory);
+  mlirOperationDestroy(op);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// The tile: producer, consumers and epilogue, in place of the tile-level K loop.
+
+// Template arguments, in order; the epilogue's are the gg.epilogue operands 1..10.
+enum {
+  ARG_TMA_A, ARG_TMA_B, ARG_DSMEM, ARG_TID,
+  ARG_A_ROW0, ARG_K_LO, ARG_K_HI, ARG_B_ROW0,
+  ARG_S_SA, ARG_S_SB, ARG_S_SA_ROW, ARG_S_SA_KSTRIDE, ARG_S_ROWS, ARG_S_SB_BASE, ARG_S_SB_COL,
+  ARG_S_SB_KSTRIDE,
+  ARG_OUT, ARG_E_SA, ARG_E_SB, ARG_OUT_ROW, ARG_ROW_LIMIT, ARG_OUT_COL, ARG_COL_LIMIT,
+  ARG_E_SA_ROW, ARG_E_SB_BASE, ARG_E_SB_COL,
+  ARG_COUNT
+};
+
+typedef struct tile_ops {
+  MlirOperation load_a, load_b, load_scales, epilogue;
+  bool mask_k;
+} tile_ops;
+
+static void L(gg_text* t, const char* format, ...) __attribute__((format(printf, 2, 3)));
+static void L(gg_text* t, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  char line[4096];
+  vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  gg_text_printf(t, "%s\n", line);
+}
+
+static void emit_signature(gg_text* t, const MlirValue* args) {
+  static const char* const names[ARG_COUNT] = {
+      "tma_a", "tma_b", "dsmem", "tid", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
+      "s_sa_row", "s_sa_kstride", "s_rows", "s_sb_base", "s_sb_col", "s_sb_kstride", "out",
+      "e_sa", "e_sb", "out_row", "row_limit", "out_col", "col_limit", "e_sa_row", "e_sb_base",
+      "e_sb_col"};
+  gg_text_printf(t, "func.func @tile(");
+  for (int i = 0; i < ARG_COUNT; ++i) {
+    gg_text_printf(t, "%s%%%s: ", i ? ", " : "", names[i]);
+    gg_text_type(t, mlirValueGetType(args[i]));
+  }
+  gg_text_printf(t, ") {\n");
+}
+
+// %<name> = the memref load of `type` at `index` when `ok`, else 0.0.
+static void emit_guarded_load(gg_text* t, const char* name, const char* ok, const char* memref,
+                              const char* type, const char* index) {
+  L(t, "  %%%s = scf.if %s -> (f32) {", name, ok);
+  L(t, "    %%%s_v = memref.load %s[%s] : %s", name, memref, index, type);
+  L(t, "    scf.yield %%%s_v : f32", name);
+  L(t, "  } else {");
+  L(t, "    scf.yield %%f0 : f32");
+  L(t, "  }");
+}
+
+// The K columns of the A tile of stage %s outside [k_lo, k_hi) become zero: each consumer
+// warpgroup clears its own 64 rows (the only rows its wgmma reads), 4 16-byte chunks per
+// thread, then makes the writes visible to the async proxy and syncs its warpgroup.
+static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
+  L(t, "      %%kend = arith.addi %%k0, %%c128 : index");
+  L(t, "      %%cut_lo = arith.cmpi slt, %%k0, %%k_lo : index");
+  L(t, "      %%cut_hi = arith.cmpi sgt, %%kend, %%k_hi : index");
+  L(t, "      %%cut = arith.ori %%cut_lo, %%cut_hi : i1");
+  L(t, "      scf.if %%cut {");
+  L(t, "        %%lo_rel = arith.subi %%k_lo, %%k0 : index");
+  L(t, "        %%hi_rel = arith.subi %%k_hi, %%k0 : index");
+  L(t, "        %%lo_v = vector.broadcast %%lo_rel : index to vector<16xindex>");
+  L(t, "        %%hi_v = vector.broadcast %%hi_rel : index to vector<16xindex>");
+  L(t, "        %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : vector<16xindex>");
+  L(t, "        %%zero16 = arith.constant dense<0> : vector<16xi8>");
+  L(t, "        %%wg_a = arith.addi %%stage_base, %%cw_rows_bytes : index");
+  L(t, "        scf.for %%q = %%c0 to %%c4 step %%c1 {");
+  // Chunk (row, physical slot) of the warpgroup's 64 x 8 chunks; logical chunk = slot ^ row % 8.
+  L(t, "          %%qi = arith.muli %%q, %%c128 : index");
+  L(t, "          %%chunk = arith.addi %%qi, %%t128 : index");
+  L(t, "          %%row = arith.divui %%chunk, %%c8 : index");
+  L(t, "          %%slot = arith.remui %%chunk, %%c8 : index");
+  L(t, "          %%row8 = arith.remui %%row, %%c8 : index");
+  L(t, "          %%logical = arith.xori %%slot, %%row8 : index");
+  L(t, "          %%col0 = arith.muli %%logical, %%c16 : index");
+  L(t, "          %%cols0 = vector.broadcast %%col0 : index to vector<16xindex>");
+  L(t, "          %%cols = arith.addi %%cols0, %%iota : vector<16xindex>");
+  L(t, "          %%in_lo = arith.cmpi sge, %%cols, %%lo_v : vector<16xindex>");
+  L(t, "          %%in_hi = arith.cmpi slt, %%cols, %%hi_v : vector<16xindex>");
+  L(t, "          %%in = arith.andi %%in_lo, %%in_hi : vector<16xi1>");
+  L(t, "          %%rowb = arith.muli %%row, %%c128 : index");
+  L(t, "          %%slotb = arith.muli %%slot, %%c16 : index");
+  L(t, "          %%off0 = arith.addi %%wg_a, %%rowb : index");
+  L(t, "          %%off = arith.addi %%off0, %%slotb : index");
+  L(t, "          %%old = vector.load %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
+  L(t, "          %%new = arith.select %%in, %%old, %%zero16 : vector<16xi1>, vector<16xi8>");
+  L(t, "          vector.store %%new, %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
+  L(t, "        }");
+  L(t, "        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+  L(t, "        nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+  L(t, "      }");
+}
+
+// The four k32 wgmma steps of one K tile on %<in>, giving %<out>; the first with scale-d
+// `first_scale` (zero starts a fresh partial sum).
+static void emit_wgmma(gg_text* t, const nvvm_kernel* k, const char* in, const char* out,
+                       const char* first_scale) {
+  L(t, "      nvvm.wgmma.fence.aligned");
+  char prev[32];
+  snprintf(prev, sizeof prev, "%s", in);
+  for (int s = 0; s < 4; ++s) {
+    L(t, "      %%da%d = arith.addi %%desc_a, %%cstep%d : i64", s, s);
+    L(t, "      %%db%d = arith.addi %%desc_b, %%cstep%d : i64", s, s);
+    char next[32];
+    if (s != 3) snprintf(next, sizeof next, "%%w%d", s);
+    else snprintf(next, sizeof next, "%s", out);
+    L(t, "      %s = nvvm.wgmma.mma_async %%da%d, %%db%d, %s, <m = 64, n = %d, k = 32>, "
+         "D[<f32>, <%s>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : %s -> %s",
+      next, s, s, prev, k->tn, s == 0 ? first_scale : "one", k->acc_type, k->acc_type);
+    snprintf(prev, sizeof prev, "%s", next);
+  }
+  L(t, "      nvvm.wgmma.commit.group.sync.aligned");
+}
+
+// The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
+// (`when` holds on those lanes).
+static void emit_release(gg_text* t, const char* when, const char* stage) {
+  L(t, "      scf.if %s {", when);
+  L(t, "        %%rel = arith.addi %s, %%cS : index", stage);
+  L(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
+  L(t, "      }");
+}
+
+// %pr<acc_count> = %<tot> + %<part> (times %sx<h> and %sw for blockwise), element-wise.
+static void emit_promote(gg_text* t, const nvvm_kernel* k, const char* tot, const char* part) {
+  L(t, "      %%pr0 = llvm.mlir.poison : %s", k->acc_type);
+  for (int i = 0; i < k->acc_count; ++i) {
+    int h = (i / 2) % 2;  // accumulator 4 j + 2 h + e sits in row 8 h
+    L(t, "      %%pt%d = llvm.extractvalue %s[%d] : %s", i, tot, i, k->acc_type);
+    L(t, "      %%pp%d = llvm.extractvalue %s[%d] : %s", i, part, i, k->acc_type);
+    if (k->blockwise) {
+      L(t, "      %%ps%d = arith.mulf %%pp%d, %%sx%d : f32", i, i, h);
+      L(t, "      %%pq%d = arith.mulf %%ps%d, %%sw : f32", i, i);
+      L(t, "      %%pn%d = arith.addf %%pt%d, %%pq%d : f32", i, i, i);
+    } else {
+      L(t, "      %%pn%d = arith.addf %%pt%d, %%pp%d : f32", i, i, i);
+    }
+    L(t, "      %%pr%d = llvm.insertvalue %%pn%d, %%pr%d[%d] : %s", i + 1, i, i, i, k->acc_type);
+  }
+}
+
+static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
+                          MlirValue e_sa, MlirValue e_sb) {
+  gg_text out_type, sa_type, sb_type;
+  gg_text_init(&out_type);
+  gg_text_init(&sa_type);
+  gg_text_init(&sb_type);
+  gg_text_type(&out_type, mlirValueGetType(out));
+  gg_text_type(&sa_type, mlirValueGetType(e_sa));
+  gg_text_type(&sb_type, mlirValueGetType(e_sb));
+  L(t, "    %%wi = arith.divui %%t128, %%c32 : index");
+  L(t, "    %%g = arith.divui %%lane, %%c4 : index");
+  L(t, "    %%q = arith.remui %%lane, %%c4 : index");
+  L(t, "    %%rw = arith.muli %%cw, %%c64 : index");
+  L(t, "    %%r16 = arith.muli %%wi, %%c16 : index");
+  L(t, "    %%rA = arith.addi %%rw, %%r16 : index");
+  L(t, "    %%r0 = arith.addi %%rA, %%g : index");
+  L(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
+  L(t, "    %%c2q = arith.muli %%q, %%c2 : index");
+  for (int h = 0; h < 2; ++h) {
+    L(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
+    L(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
+    if (!k->blockwise) {
+      L(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", h, h);
+      char name[16], index[16];
+      snprintf(name, sizeof name, "sa%d", h);
+      snprintf(index, sizeof index, "%%sai%d", h);
+      char ok[16];
+      snprintf(ok, sizeof ok, "%%rok%d", h);
+      emit_guarded_load(t, name, ok, "%e_sa", gg_text_str(&sa_type), index);
+    }
+  }
+  for (int j = 0; j < k->tn / 8; ++j) {
+    for (int e = 0; e < 2; ++e) {
+      L(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
+      L(t, "    %%cok%d_%d = arith.cmpi slt, %%c%d_%d, %%col_limit : index", j, e, j, e);
+      L(t, "    %%ocol%d_%d = arith.addi %%out_col, %%c%d_%d : index", j, e, j, e);
+      if (!k->blockwise) {
+        L(t, "    %%sbi%d_%d0 = arith.addi %%e_sb_base, %%e_sb_col : index", j, e);
+        L(t, "    %%sbi%d_%d = arith.addi %%sbi%d_%d0, %%c%d_%d : index", j, e, j, e, j, e);
+        char name[32], index[32], ok[32];
+        snprintf(name, sizeof name, "sb%d_%d", j, e);
+        snprintf(index, sizeof index, "%%sbi%d_%d", j, e);
+        snprintf(ok, sizeof ok, "%%cok%d_%d", j, e);
+        emit_guarded_load(t, name, ok, "%e_sb", gg_text_str(&sb_type), index);
+      }
+    }
+    for (int h = 0; h < 2; ++h)
+      for (int e = 0; e < 2; ++e) {
+        int i = 4 * j + 2 * h + e;
+        L(t, "    %%x%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
+        if (!k->blockwise) {
+          L(t, "    %%xa%d = arith.mulf %%x%d, %%sa%d : f32", i, i, h);
+          L(t, "    %%xs%d = arith.mulf %%xa%d, %%sb%d_%d : f32", i, i, j, e);
+          L(t, "    %%xb%d = arith.truncf %%xs%d : f32 to bf16", i, i);
+        } else {
+          L(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
+        }
+        L(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, h, j, e);
+        L(t, "    scf.if %%ok%d {", i);
+        L(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, h, j, e,
+          gg_text_str(&out_type));
+        L(t, "    }");
+      }
+  }
+  gg_text_free(&out_type);
+  gg_text_free(&sa_type);
+  gg_text_free(&sb_type);
+}
+
+static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, const MlirValue* args) {
+  bool loads = !mlirOperationIsNull(ops->load_a);
+  emit_signature(t, args);
+  L(t, "  %%c0 = arith.constant 0 : index");
+  L(t, "  %%c1 = arith.constant 1 : index");
+  L(t, "  %%c2 = arith.constant 2 : index");
+  L(t, "  %%c4 = arith.constant 4 : index");
+  L(t, "  %%c8 = arith.constant 8 : index");
+  L(t, "  %%c16 = arith.constant 16 : index");
+  L(t, "  %%c32 = arith.constant 32 : index");
+  L(t, "  %%c64 = arith.constant 64 : index");
+  L(t, "  %%c128 = arith.constant 128 : index");
+  L(t, "  %%c128_i32 = arith.constant 128 : i32");
+  L(t, "  %%cS = arith.constant %d : index", k->stages);
+  L(t, "  %%f0 = arith.constant 0.0 : f32");
+  for (int c = 0; c < k->tn; ++c) L(t, "  %%cc%d = arith.constant %d : index", c, c);
+  L(t, "  %%ticks = arith.constant 10000000 : index");
+  L(t, "  %%wg = arith.divui %%tid, %%c128 : index");
+  L(t, "  %%t128 = arith.remui %%tid, %%c128 : index");
+  L(t, "  %%lane = arith.remui %%tid, %%c32 : index");
+  L(t, "  %%lane0 = arith.cmpi eq, %%lane, %%c0 : index");
+  L(t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
+  L(t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
+  L(t, "  %%cw = arith.subi %%wg, %%c1 : index");
+  // K tiles: from the 128-aligned tile holding k_lo to k_hi.
+  if (loads) {
+    L(t, "  %%kq = arith.floordivsi %%k_lo, %%c128 : index");
+    L(t, "  %%kstart = arith.muli %%kq, %%c128 : index");
+    L(t, "  %%kspan0 = arith.subi %%k_hi, %%kstart : index");
+    L(t, "  %%kspan = arith.maxsi %%kspan0, %%c0 : index");
+    L(t, "  %%nk = arith.ceildivsi %%kspan, %%c128 : index");
+  } else {
+    L(t, "  %%nk = arith.constant 0 : index");
+  }
+  L(t, "  %%f0s = llvm.mlir.constant(0.0 : f32) : f32");
+  L(t, "  %%z0 = llvm.mlir.poison : %s", k->acc_type);
+  for (int i = 0; i < k->acc_count; ++i)
+    L(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
+  const char* acc = NULL;
+  char acc_name[32];
+  snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
+  if (loads) {
+    L(t, "  %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
+    L(t, "  %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
+    L(t, "  %%dyn = memref.reinterpret_cast %%dsmem to offset: [0], sizes: [%lld], strides: [1] : "
+         "memref<0xi8, " WORKGROUP "> to memref<%lldxi8, " WORKGROUP ">", k->smem, k->smem);
+    L(t, "  %%base = memref.extract_aligned_pointer_as_index %%dyn : memref<%lldxi8, " WORKGROUP "> -> index", k->smem);
+    L(t, "  %%c1023 = arith.constant 1023 : index");
+    L(t, "  %%cm1024 = arith.constant -1024 : index");
+    L(t, "  %%b1 = arith.addi %%base, %%c1023 : index");
+    L(t, "  %%abase = arith.andi %%b1, %%cm1024 : index");
+    L(t, "  %%aoff = arith.subi %%abase, %%base : index");
+    L(t, "  %%cStage = arith.constant %lld : index", k->stage_bytes);
+    L(t, "  %%cAB = arith.constant %lld : index", k->a_bytes);
+    L(t, "  %%bar = nvgpu.mbarrier.create -> !bar");
+    L(t, "  scf.if %%is0 {");
+    for (int s = 0; s < k->stages; ++s) {
+      L(t, "    %%sf%d = arith.constant %d : index", s, s);
+      L(t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
+      L(t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
+      L(t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
+    }
+    L(t, "    nvvm.fence.mbarrier.init");
+    L(t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
+    L(t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
+    L(t, "  }");
+    L(t, "  gpu.barrier");
+  }
+  L(t, "  scf.if %%isprod {");
+  L(t, "    nvvm.setmaxregister decrease %d", PRODUCER_REGISTERS);
+  if (loads) {
+    L(t, "    scf.if %%is0 {");
+    L(t, "      scf.for %%kt = %%c0 to %%nk step %%c1 {");
+    L(t, "        %%s = arith.remui %%kt, %%cS : index");
+    L(t, "        %%r = arith.divui %%kt, %%cS : index");
+    L(t, "        %%again = arith.cmpi uge, %%kt, %%cS : index");
+    L(t, "        scf.if %%again {");
+    L(t, "          %%r1 = arith.subi %%r, %%c1 : index");
+    L(t, "          %%r1i = arith.index_cast %%r1 : index to i64");
+    L(t, "          %%pb = arith.trunci %%r1i : i64 to i1");
+    L(t, "          %%se = arith.addi %%s, %%cS : index");
+    L(t, "          nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
+    L(t, "        }");
+    L(t, "        %%so = arith.muli %%s, %%cStage : index");
+    L(t, "        %%ao = arith.addi %%aoff, %%so : index");
+    L(t, "        %%bo = arith.addi %%ao, %%cAB : index");
+    L(t, "        %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
+    L(t, "        %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
+    L(t, "        nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
+    L(t, "        %%kk = arith.muli %%kt, %%c128 : index");
+    L(t, "        %%k0 = arith.addi %%kstart, %%kk : index");
+    L(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
+    L(t, "        nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
+    L(t, "      }");
+    L(t, "    }");
+  }
+  L(t, "  } else {");
+  L(t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
+  if (loads) {
+    // Named barrier 1 or 2: the consumer warpgroup's own (0 is the CTA's).
+    L(t, "    %%wg_barrier = arith.index_cast %%wg : index to i32");
+    L(t, "    %%c8192 = arith.constant 8192 : index");
+    // Descriptor constants: 128-byte swizzle (1 << 62), SBO 1024 bytes (64 << 32), LBO 1
+    // (ignored for swizzled K-major) and the start address >> 4 in the low 14 bits.
+    L(t, "    %%dhi = arith.constant 4611686293305294848 : i64");
+    L(t, "    %%c3ffff = arith.constant 262143 : i64");
+    L(t, "    %%c4i = arith.constant 4 : i64");
+    for (int s = 0; s < 4; ++s) L(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
+    L(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
+    if (k->fast)
+      L(t, "    %%acc = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
+        acc_name, k->acc_type);
+    else
+      L(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
+        acc_name, acc_name, k->acc_type, k->acc_type);
+    L(t, "      %%s = arith.remui %%kt, %%cS : index");
+    L(t, "      %%r = arith.divui %%kt, %%cS : index");
+    L(t, "      %%ri = arith.index_cast %%r : index to i64");
+    L(t, "      %%ph = arith.trunci %%ri : i64 to i1");
+    L(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
+    L(t, "      %%kk = arith.muli %%kt, %%c128 : index");
+    L(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+    L(t, "      %%so = arith.muli %%s, %%cStage : index");
+    L(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
+    if (ops->mask_k) emit_k_mask(t, k);
+    L(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
+    L(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
+    L(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
+    L(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
+    L(t, "      %%bai = arith.index_cast %%baddr : index to i64");
+    L(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
+    L(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
+    L(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
+    L(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
+    L(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
+    L(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
+    if (k->fast) {
+      emit_wgmma(t, k, "%acc_in", "%acc_out", "one");
+      L(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
+      // The previous tile's wgmma is done: its stage goes back to the producer.
+      L(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
+      L(t, "      %%kp = arith.subi %%kt, %%c1 : index");
+      L(t, "      %%sp = arith.remui %%kp, %%cS : index");
+      L(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+      emit_release(t, "%release", "%sp");
+      L(t, "      scf.yield %%acc_out : %s", k->acc_type);
+      L(t, "    }");
+      L(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
+      acc = "%acc";
+    } else {
+      emit_wgmma(t, k, "%part_in", "%part", "zero");
+      L(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
+      emit_release(t, "%lane0", "%s");
+      if (k->blockwise) {
+        // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
+        // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it).
+        L(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
+        L(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
+        L(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
+        L(t, "      %%wi_s = arith.divui %%t128, %%c32 : index");
+        L(t, "      %%g_s = arith.divui %%lane, %%c4 : index");
+        L(t, "      %%rw_s = arith.muli %%cw, %%c64 : index");
+        L(t, "      %%r16_s = arith.muli %%wi_s, %%c16 : index");
+        L(t, "      %%rA_s = arith.addi %%rw_s, %%r16_s : index");
+        L(t, "      %%rs0 = arith.addi %%rA_s, %%g_s : index");
+        L(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
+        L(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
+        for (int h = 0; h < 2; ++h) {
+          // Rows past the group read the tile's last row instead (never out of bounds);
+          // the epilogue drops them.
+          L(t, "      %%rc%d = arith.minsi %%rs%d, %%last_row : index", h, h);
+          L(t, "      %%sxi%d0 = arith.addi %%s_sa_row, %%rc%d : index", h, h);
+          L(t, "      %%sxi%d = arith.addi %%sxi%d0, %%sak : index", h, h);
+          gg_text sa_type;
+          gg_text_init(&sa_type);
+          gg_text_type(&sa_type, mlirValueGetType(args[ARG_S_SA]));
+          L(t, "      %%sx%d = memref.load %%s_sa[%%sxi%d] : %s", h, h, gg_text_str(&sa_type));
+          gg_text_free(&sa_type);
+        }
+        L(t, "      %%swc = arith.divsi %%s_sb_col, %%c128 : index");
+        L(t, "      %%swi0 = arith.addi %%s_sb_base, %%sbk : index");
+        L(t, "      %%swi = arith.addi %%swi0, %%swc : index");
+        gg_text sb_type;
+        gg_text_init(&sb_type);
+        gg_text_type(&sb_type, mlirValueGetType(args[ARG_S_SB]));
+        L(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
+        gg_text_free(&sb_type);
+      }
+      emit_promote(t, k, "%tot_in", "%part");
+      L(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
+      L(t, "    }");
+      acc = "%accs#0";
+    }
+  } else {
+    acc = acc_name;
+  }
+  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB]);
+  L(t, "  }");
+  L(t, "  return");
+  L(t, "}");
+}
+
+// Spells out the type aliases the templates use (a parsed op cannot define aliases).
+static void expand_aliases(gg_text* t, const nvvm_kernel* k) {
+  char tm_a[256], tm_b[256], bar[160];
+  const char* tm = "!nvgpu.tensormap.descriptor<tensor = memref<%dx128xf8E4M3FN, 3>, swizzle = "
+                   "swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>";
+  snprintf(tm_a, sizeof tm_a, tm, k->tm);
+  snprintf(tm_b, sizeof tm_b, tm, k->tn);
+  snprintf(bar, sizeof bar,
+           "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>", 2 * k->stages);
+  const char* from[3] = {"!tmA", "!tmB", "!bar"};
+  const char* to[3] = {tm_a, tm_b, bar};
+  gg_text out;
+  gg_text_init(&out);
+  for (const char* p = gg_text_str(t); *p;) {
+    int hit = -1;
+    for (int i = 0; i < 3 && hit < 0; ++i)
+      if (!strncmp(p, from[i], 4)) hit = i;
+    if (hit >= 0) {
+      gg_text_printf(&out, "%s", to[hit]);
+      p += 4;
+    } else {
+      gg_text_append(&out, p, 1);
+      ++p;
+    }
+  }
+  gg_text_free(t);
+  *t = out;
+}
+
+// The tile ops of the kernel body; false with an error when the body is not the tile
+// shape this lowering knows (one epilogue; A and B loads of the same K range).
+static bool find_tile_ops(MlirOperation kernel, tile_ops* ops) {
+  memset(ops, 0, sizeof *ops);
+  gg_op_list list = {0};
+  gg_collect_ops(kernel, GG_OP_EPILOGUE, &list);
+  bool ok = list.count == 1;
+  if (ok) ops->epilogue = list.ops[0];
+  gg_op_list_free(&list);
+  if (!ok) {
+    gg_emit_error(kernel, PASS ": expected one gg.epilogue per kernel");
+    return false;
+  }
+  gg_collect_ops(kernel, GG_OP_LOAD_TILE, &list);
+  for (size_t i = 0; i < list.count; ++i) {
+    char operand[32] = "";
+    gg_attr_string(list.ops[i], "operand", operand, sizeof operand);
+    if (!strcmp(operand, "a") && mlirOperationIsNull(ops->load_a)) ops->load_a = list.ops[i];
+    else if (!strcmp(operand, "b") && mlirOperationIsNull(ops->load_b)) ops->load_b = list.ops[i];
+    else if (strcmp(operand, "a") != 0 && strcmp(operand, "b") != 0) ok = false;
+  }
+  gg_op_list_free(&list);
+  if (!ok || mlirOperationIsNull(ops->load_a) != mlirOperationIsNull(ops->load_b)) {
+    gg_emit_error(kernel, PASS ": expected plain A and B tile loads (preshuffled B is AMD's)");
+    return false;
+  }
+  gg_collect_ops(kernel, GG_OP_LOAD_SCALES, &list);
+  if (list.count) ops->load_scales = list.ops[0];
+  gg_op_list_free(&list);
+  if (!mlirOperationIsNull(ops->load_a)) gg_attr_bool(ops->load_a, "mask_k", &ops->mask_k);
+  return true;
+}
+
+static bool has_gg_op(MlirOperation op) {
+  gg_op_list list = {0};
+  gg_collect_ops(op, "gg.mma_tile", &list);
+  gg_collect_ops(op, "gg.mma_scaled_tile", &list);
+  gg_collect_ops(op, GG_OP_LOAD_TILE, &list);
+  bool found = list.count > 0;
+  gg_op_list_free(&list);
+  return found;
+}
+
+// Erases the tile-level ops the template replaced: walking back from the epilogue, every
+// gg op, every loop over gg ops and every tile constant (users come later in the block,
+// so they go first). Index arithmetic left dead is canonicalize's.
+static void erase_tile_level(MlirOperation epilogue) {
+  gg_op_list before = {0};  // the block up to the epilogue (the C API walks forward only)
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(epilogue));
+       !mlirOperationEqual(op, epilogue); op = mlirOperationGetNextInBlock(op))
+    gg_op_list_push(&before, op);
+  gg_op_list_push(&before, epilogue);
+  for (size_t i = before.count; i-- > 0;) {
+    MlirOperation op = before.ops[i];
+    MlirIdentifier name = mlirOperationGetName(op);
+    MlirStringRef text = mlirIdentifierStr(name);
+    bool gg = text.length > 3 && !strncmp(text.data, "gg.", 3);
+    bool tile_result = mlirOperationGetNumResults(op) > 0 &&
+                       mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0)));
+    if (gg || tile_result || (gg_op_is(op, "scf.for") && has_gg_op(op))) mlirOperationDestroy(op);
+  }
+  gg_op_list_free(&before);
+}
+
+static bool lower_tile(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid, MlirValue dsmem) {
+  tile_ops ops;
+  if (!find_tile_ops(kernel, &ops)) return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  MlirValue index_zero = tid;  // any index: stands for operands a kernel without loads lacks
+  MlirValue args[ARG_COUNT];
+  args[ARG_TMA_A] = mlirBlockGetArgument(body, 0);
+  args[ARG_TMA_B] = mlirBlockGetArgument(body, 1);
+  args[ARG_DSMEM] = dsmem;
+  args[ARG_TID] = tid;
+  bool loads = !mlirOperationIsNull(ops.load_a);
+  args[ARG_A_ROW0] = loads ? mlirOperationGetOperand(ops.load_a, 1) : index_zero;
+  args[ARG_K_LO] = loads ? mlirOperationGetOperand(ops.load_a, 4) : index_zero;
+  args[ARG_K_HI] = loads ? mlirOperationGetOperand(ops.load_a, 5) : index_zero;
+  args[ARG_B_ROW0] = loads ? mlirOperationGetOperand(ops.load_b, 1) : index_zero;
+  // Blockwise: (sa, sb, k0, k_lo, k_hi, sa_row, sa_kstride, row_limit, sb_base, sb_col,
+  // sb_kstride, col_limit); rowwise kernels pass the epilogue's scales in their place.
+  static const int scale_operand[8] = {0, 1, 5, 6, 7, 8, 9, 10};
+  bool scales = !mlirOperationIsNull(ops.load_scales);
+  for (int i = 0; i < 8; ++i)
+    args[ARG_S_SA + i] = scales ? mlirOperationGetOperand(ops.load_scales, scale_operand[i])
+                                : i < 2 ? mlirOperationGetOperand(ops.epilogue, 2 + i) : index_zero;
+  for (int i = 0; i < 10; ++i) args[ARG_OUT + i] = mlirOperationGetOperand(ops.epilogue, 1 + i);
+  if (k->blockwise && loads && !scales) {
+    gg_emit_error(kernel, PASS ": a blockwise kernel without gg.load_scales");
+    return false;
+  }
+  gg_text t;
+  gg_text_init(&t);
+  emit_tile(&t, k, &ops, args);
+  expand_aliases(&t, k);
+  bool ok = !t.failed && gg_inline_template(ops.epilogue, gg_text_str(&t), args, ARG_COUNT, NULL, 0);
+  gg_text_free(&t);
+  if (ok) erase_tile_level(ops.epilogue);
+  return ok;
+}
+
+static bool to_kernel(MlirOperation func) {
+  MlirOperation grid;
+  if (!gg_find_grid(func, PASS, &grid)) return false;
+  if (mlirOperationIsNull(grid)) return true;
+  nvvm_kernel k;
+  memset(&k, 0, sizeof k);
+  if (!kernel_of(grid, &k)) return false;
+
+  char fname[256];
+  MlirStringRef sym_name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(func, gg_str("sym_name")));
+  snprintf(fname, sizeof fname, "%.*s", (int)sym_name.length, sym_name.data);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  intptr_t argc = mlirBlockGetNumArguments(entry);
+  gg_op_list ends_ops = {0};
+  gg_collect_ops(func, GG_OP_GROUP_ENDS, &ends_ops);
+  size_t ends_count = ends_ops.count;
+  MlirOperation ends_op = ends_count ? ends_ops.ops[0] : (MlirOperation){NULL};
+  gg_op_list_free(&ends_ops);
+  if (ends_count > 1) {
+    gg_emit_error(func, PASS ": one gg.group_ends per function");
+    return false;
+  }
+  char descriptor[512] = "";
+  gg_attr_string(grid, "descriptor", descriptor, sizeof descriptor);
+
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t, "gpu.module @%s_module {\n", fname);
+  gg_text_printf(&t, "  memref.global \"public\" @gg_dsmem : memref<0xi8, " WORKGROUP "> {alignment = 1024 : i64}\n");
+  if (descriptor[0])
+    gg_text_printf(&t,
+                   "  llvm.mlir.global external constant @%s_gg_descriptor(\"%s\\00\") "
+                   "{addr_space = 4 : i32} : !llvm.array<%d x i8>\n",
+                   fname, descriptor, (int)strlen(descriptor) + 1);
+  gg_text_printf(&t, "  gpu.func @%s(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr", fname);
+  for (intptr_t i = 0; i < argc; ++i) {
+    gg_text_printf(&t, ", %%arg%d: ", (int)i);
+    gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
+  }
+  gg_text_printf(&t, ")");
+  gg_text_printf(&t,
+                 " kernel attributes {nvvm.maxntid = array<i32: %d, 1, 1>, nvvm.minctasm = 1 : i32, "
+                 "gg.tensor_maps = 2 : i64} {\n"
+                 "    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
+                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n"
+                 "    %%dsmem = memref.get_global @gg_dsmem : memref<0xi8, " WORKGROUP ">\n"
+                 "    gpu.return\n  }\n}\n",
+                 GG_SM90_THREADS);
+  MlirContext ctx = mlirOperationGetContext(func);
+  MlirOperation gpu_module = t.failed ? (MlirOperation){NULL}
+                                      : mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
+  gg_text_free(&t);
+  if (mlirOperationIsNull(gpu_module)) {
+    gg_emit_error(func, "internal error: the kernel skeleton does not parse");
+    return false;
+  }
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
+  MlirOperation kernel = gg_first_gpu_func(gpu_module);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  MlirOperation tid_op = mlirBlockGetFirstOperation(body);
+  MlirValue tid = mlirOperationGetResult(tid_op, 0);
+  MlirOperation dsmem_op = mlirOperationGetNextInBlock(
+      mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(tid_op))));
+  MlirValue dsmem = mlirOperationGetResult(dsmem_op, 0);
+  intptr_t first_arg = 2;
+  gg_move_grid_into_kernel(func, grid, kernel, first_arg);
+  // The ends are computed after the thread id exists: move the op behind the memory's
+  // defining ops (the prologue landed before the thread id).
+  if (!mlirOperationIsNull(ends_op)) {
+    mlirOperationMoveAfter(ends_op, dsmem_op);
+    if (!lower_group_ends(ends_op, &k, tid, dsmem)) return false;
+  }
+  return lower_tile(kernel, &k, tid, dsmem);
+}
+
+static bool run(MlirOperation module, const void* options) {
+  (void)options;
+  gg_op_list funcs = {0};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "func.func")) gg_op_list_push(&funcs, op);
+  bool ok = true;
+  for (size_t i = 0; i < funcs.count && ok; ++i) ok = to_kernel(funcs.ops[i]);
+  gg_op_list_free(&funcs);
+  if (ok)
+    mlirOperationSetDiscardableAttributeByName(module, gg_str("gpu.container_module"),
+                                               mlirUnitAttrGet(mlirOperationGetContext(module)));
+  return ok;
+}
+
+const gg_pass_info gg_to_nvvm_pass = {
+    .argument = "gg-to-nvvm",
+    .summary = "Lower tile-level gg IR to an sm_90a gpu.module kernel: TMA ring, mbarriers, FP8 wgmma",
+    .anchor = "builtin.module",
+    .run = run,
+};

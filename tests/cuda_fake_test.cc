@@ -1,0 +1,399 @@
+// runtime/cuda.c and the API's CUDA path driven end to end against a CPU stand-in for the
+// driver (tests/fake_cuda): device discovery, module loading (a real sm_90a module from
+// the compiler), the tensor maps and parameters a launch hands the driver byte for byte,
+// the launch's grid, block, shared memory and stream, zero extents, the caller's stream
+// passed through without a host synchronisation, graph capture, and driver errors
+// becoming statuses. The stand-in runs no kernel; the H200 check (tools/hopper) runs them.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/target.h"
+#include "gg/gg.h"
+#include "runtime/cuda.h"
+#include "tests/reference/problem.h"
+#include "tests/support/desc.h"
+#include "tests/support/dl.h"
+
+namespace {
+
+struct TensorMapRecord {  // what the stand-in writes into an encoded map
+  int data_type;
+  unsigned rank;
+  void* address;
+  uint64_t dims[2], strides[1];  // gg's maps are 2-D
+  uint32_t box[2], element_strides[2];
+  int interleave, swizzle, l2, oob;
+};
+
+struct LaunchRecord {
+  unsigned grid[3], block[3], shared;
+  void* stream;
+  int param_count;
+  unsigned char params[64][128];
+  int captured;
+};
+
+struct Fake {
+  void (*configure)(int, int, int, int, int);
+  void (*fail)(const char*, int);
+  int (*launches)();
+  int (*memsets)();
+  void* (*last_memset_stream)();
+  size_t (*last_memset_bytes)();
+  int (*synchronizes)();
+  int (*live_allocations)();
+  int (*context_depth)();
+  int (*retained)();
+  int (*max_dynamic_shared)();
+  const LaunchRecord* (*launch)(int back);
+};
+
+Fake fake;
+
+template <typename T>
+void Bind(void* library, const char* name, T* out) {
+  *out = reinterpret_cast<T>(dlsym(library, name));
+  ASSERT_NE(*out, nullptr) << name;
+}
+
+// Points gg at the stand-in before anything loads the driver, and binds the test hooks.
+class FakeCudaEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char* root = std::getenv("TEST_SRCDIR");
+    std::string path = std::string(root ? root : ".") + "/gg/tests/fake_cuda/libfake_cuda.so";
+    setenv("GG_CUDA_LIBRARY", path.c_str(), 1);
+    void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library, nullptr) << dlerror();
+    Bind(library, "test_configure", &fake.configure);
+    Bind(library, "test_fail", &fake.fail);
+    Bind(library, "test_launches", &fake.launches);
+    Bind(library, "test_memsets", &fake.memsets);
+    Bind(library, "test_last_memset_stream", &fake.last_memset_stream);
+    Bind(library, "test_last_memset_bytes", &fake.last_memset_bytes);
+    Bind(library, "test_synchronizes", &fake.synchronizes);
+    Bind(library, "test_live_allocations", &fake.live_allocations);
+    Bind(library, "test_context_depth", &fake.context_depth);
+    Bind(library, "test_retained", &fake.retained);
+    Bind(library, "test_max_dynamic_shared", &fake.max_dynamic_shared);
+    Bind(library, "test_launch", &fake.launch);
+  }
+};
+
+const ::testing::Environment* const environment =
+    ::testing::AddGlobalTestEnvironment(new FakeCudaEnvironment);
+
+std::string Message(gg_status status) {
+  std::string text = status ? gg_status_message(status) : "OK";
+  gg_status_free(status);
+  return text;
+}
+
+gg_op_desc Desc(gg_layout layout) {
+  gg_op_desc d = gg_test::ChipDesc(layout, GG_TARGET_SM90A, 256, 512, 3);
+  return gg_op_desc_with_defaults(&d);
+}
+
+std::vector<char> Module(const gg_op_desc& d) {
+  gg_text text;
+  gg_text_init(&text);
+  gg_status status = gg_compile_artifact(&d, &text);
+  EXPECT_EQ(status, GG_OK) << Message(status);
+  std::vector<char> bytes(text.data, text.data + text.length);
+  gg_text_free(&text);
+  return bytes;
+}
+
+size_t ParamCount(const gg_op_desc& d) {
+  void* none[GG_OPERAND_COUNT] = {};
+  return 2 + gg_operand_arg_values(&d, none, 1, nullptr, nullptr, 0);
+}
+
+void Configure(const gg_op_desc& d, int major = 9, int minor = 0) {
+  fake.configure(1, major, minor, 232448, int(ParamCount(d)));
+}
+
+struct DeviceBuffers {
+  gg_cuda_device* device;
+  void* pointers[GG_OPERAND_COUNT] = {};
+  DeviceBuffers(gg_cuda_device* dev, const gg_op_desc& d, int64_t m) : device(dev) {
+    for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+      gg_operand_shape shape = gg_operand_shape_of(&d, gg_operand(i), m);
+      if (!shape.present) continue;
+      size_t bytes = size_t(gg_operand_shape_numel(&shape)) * gg_dtype_size(shape.dtype);
+      EXPECT_EQ(gg_cuda_alloc(device, bytes, &pointers[i]), GG_OK);
+    }
+  }
+  ~DeviceBuffers() {
+    for (void* p : pointers) gg_cuda_free(device, p);
+  }
+};
+
+TensorMapRecord MapOf(const LaunchRecord* r, int which) {
+  TensorMapRecord t;
+  memcpy(&t, r->params[which], sizeof t);
+  return t;
+}
+
+uint64_t U64(const LaunchRecord* r, int which) {
+  uint64_t v;
+  memcpy(&v, r->params[which], 8);
+  return v;
+}
+
+TEST(FakeCuda, DeviceOpensAsHopperAndReleasesItsContext) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES);
+  Configure(d);
+  gg_cuda_device* device = nullptr;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  EXPECT_STREQ(gg_cuda_device_name(device), "Fake H200");
+  EXPECT_EQ(gg_cuda_device_target(device), GG_TARGET_SM90A);
+  EXPECT_EQ(fake.retained(), 1);
+  gg_cuda_device_close(device);
+  EXPECT_EQ(fake.retained(), 0) << "the primary context is released";
+
+  gg_cuda_device* second = nullptr;
+  gg_status status = gg_cuda_device_open(1, &second);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_UNAVAILABLE);
+  EXPECT_NE(Message(status).find("no CUDA device 1: the driver reports 1"), std::string::npos);
+}
+
+TEST(FakeCuda, AnotherArchitectureIsRefusedWithItsName) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES);
+  std::vector<char> module = Module(d);
+  Configure(d, 8, 0);
+  gg_cuda_device* device;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  EXPECT_EQ(gg_cuda_device_target(device), GG_TARGET_HOST);
+  char name[256];
+  gg_op_desc_kernel_name(&d, name, sizeof name);
+  gg_cuda_kernel* kernel = nullptr;
+  gg_status status = gg_cuda_kernel_load(device, module.data(), module.size(), name, &d, &kernel);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_UNAVAILABLE);
+  EXPECT_NE(Message(status).find("compute capability 8.0"), std::string::npos);
+  EXPECT_EQ(kernel, nullptr);
+  gg_cuda_device_close(device);
+}
+
+TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
+  for (gg_layout layout : {GG_LAYOUT_SIZES, GG_LAYOUT_BATCHED, GG_LAYOUT_K_OFFSETS}) {
+    gg_op_desc d = Desc(layout);
+    if (layout == GG_LAYOUT_K_OFFSETS) d.k = 768;
+    std::vector<char> module = Module(d);
+    Configure(d);
+    gg_cuda_device* device;
+    ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+    char name[256];
+    gg_op_desc_kernel_name(&d, name, sizeof name);
+    gg_cuda_kernel* kernel = nullptr;
+    gg_status status = gg_cuda_kernel_load(device, module.data(), module.size(), name, &d, &kernel);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.max_dynamic_shared(), gg_sm90_dynamic_shared_bytes(&d));
+    EXPECT_EQ(gg_cuda_kernel_registers(kernel), 168);
+    const int64_t m = 300;
+    {
+      DeviceBuffers buffers(device, d, m);
+      int before = fake.launches(), syncs = fake.synchronizes();
+      void* stream = reinterpret_cast<void*>(uintptr_t(0x5eed));
+      status = gg_cuda_kernel_launch(kernel, &d, buffers.pointers, m, 0, stream);
+      ASSERT_EQ(status, GG_OK) << Message(status);
+      ASSERT_EQ(fake.launches(), before + 1);
+      EXPECT_EQ(fake.synchronizes(), syncs) << "a launch never waits";
+      EXPECT_EQ(fake.context_depth(), 0) << "the caller's context stack is left as it was";
+      const LaunchRecord* r = fake.launch(0);
+      EXPECT_EQ(r->stream, stream);
+      gg_grid_dim_rule rules[3];
+      gg_grid_rules(&d, rules);
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(r->grid[i], unsigned(gg_grid_dim(&rules[i], m)));
+      EXPECT_EQ(r->block[0], 384u);
+      EXPECT_EQ(r->block[1], 1u);
+      EXPECT_EQ(r->shared, unsigned(gg_sm90_dynamic_shared_bytes(&d)));
+      // A: [rows, K] bytes in 128 x tile_m boxes, 128-byte swizzle, zero fill past the edges.
+      for (int which = 0; which < 2; ++which) {
+        gg_operand operand = which ? GG_OPERAND_B : GG_OPERAND_A;
+        gg_operand_shape shape = gg_operand_shape_of(&d, operand, m);
+        TensorMapRecord t = MapOf(r, which);
+        EXPECT_EQ(t.address, buffers.pointers[operand]);
+        EXPECT_EQ(t.rank, 2u);
+        EXPECT_EQ(t.data_type, 0) << "UINT8";
+        EXPECT_EQ(t.dims[0], uint64_t(d.k));
+        EXPECT_EQ(t.dims[1], uint64_t(gg_operand_shape_numel(&shape) / d.k));
+        EXPECT_EQ(t.strides[0], uint64_t(d.k));
+        EXPECT_EQ(t.box[0], 128u);
+        EXPECT_EQ(t.box[1], unsigned(which ? d.tile.n : d.tile.m));
+        EXPECT_EQ(t.swizzle, 3) << "128B";
+        EXPECT_EQ(t.oob, 0) << "zero fill";
+      }
+      uint64_t values[GG_MAX_OPERAND_ARGS];
+      size_t count = gg_operand_arg_values(&d, buffers.pointers, m, values, nullptr, GG_MAX_OPERAND_ARGS);
+      ASSERT_EQ(size_t(r->param_count), 2 + count);
+      for (size_t i = 0; i < count; ++i) EXPECT_EQ(U64(r, int(2 + i)), values[i]) << "field " << i;
+      EXPECT_EQ(U64(r, 2), uint64_t(uintptr_t(buffers.pointers[GG_OPERAND_A])));
+    }
+    gg_cuda_kernel_destroy(kernel);
+    gg_cuda_device_close(device);
+    EXPECT_EQ(fake.live_allocations(), 0);
+  }
+}
+
+TEST(FakeCuda, ZeroExtentsClearTheOutputOnTheStreamAndLaunchNothing) {
+  void* stream = reinterpret_cast<void*>(uintptr_t(0xab));
+  for (int64_t k : {0, 512}) {
+    // K = 0: the output is zero-filled on the caller's stream and nothing is launched.
+    // Padded with zeroing: the output is cleared on the stream, then the kernel runs.
+    gg_op_desc d = Desc(k ? GG_LAYOUT_PADDED : GG_LAYOUT_SIZES);
+    d.k = k;
+    std::vector<char> module = Module(d);
+    Configure(d);
+    gg_cuda_device* device;
+    ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+    char name[256];
+    gg_op_desc_kernel_name(&d, name, sizeof name);
+    gg_cuda_kernel* kernel;
+    gg_status status = gg_cuda_kernel_load(device, module.data(), module.size(), name, &d, &kernel);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    {
+      const int64_t m = 40;
+      DeviceBuffers buffers(device, d, m);
+      int launches = fake.launches(), memsets = fake.memsets();
+      ASSERT_EQ(gg_cuda_kernel_launch(kernel, &d, buffers.pointers, m, 1, stream), GG_OK);
+      EXPECT_EQ(fake.memsets(), memsets + 1);
+      EXPECT_EQ(fake.last_memset_stream(), stream);
+      gg_operand_shape out = gg_operand_shape_of(&d, GG_OPERAND_OUT, m);
+      EXPECT_EQ(fake.last_memset_bytes(), size_t(gg_operand_shape_numel(&out) * 2));
+      EXPECT_EQ(fake.launches(), launches + (k ? 1 : 0));
+      // An empty output: nothing to clear, nothing to launch.
+      ASSERT_EQ(gg_cuda_kernel_launch(kernel, &d, buffers.pointers, 0, 1, stream), GG_OK);
+      EXPECT_EQ(fake.memsets(), memsets + 1);
+      EXPECT_EQ(fake.launches(), launches + (k ? 1 : 0));
+    }
+    gg_cuda_kernel_destroy(kernel);
+    gg_cuda_device_close(device);
+  }
+}
+
+TEST(FakeCuda, RefusalsComeBeforeAnyWrite) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES);
+  std::vector<char> module = Module(d);
+  Configure(d);
+  gg_cuda_device* device;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  char name[256];
+  gg_op_desc_kernel_name(&d, name, sizeof name);
+  gg_cuda_kernel* kernel;
+  ASSERT_EQ(gg_cuda_kernel_load(device, module.data(), module.size(), name, &d, &kernel), GG_OK);
+  {
+    const int64_t m = 64;
+    DeviceBuffers buffers(device, d, m);
+    void* pointers[GG_OPERAND_COUNT];
+    memcpy(pointers, buffers.pointers, sizeof pointers);
+    pointers[GG_OPERAND_B] = static_cast<char*>(pointers[GG_OPERAND_B]) + 8;
+    int launches = fake.launches(), memsets = fake.memsets();
+    gg_status status = gg_cuda_kernel_launch(kernel, &d, pointers, m, 0, nullptr);
+    EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(Message(status).find("B through TMA: its data must be 16-byte aligned"),
+              std::string::npos);
+    // A driver failure becomes a status naming the call and the driver's error.
+    fake.fail("cuLaunchKernelEx", 700);
+    status = gg_cuda_kernel_launch(kernel, &d, buffers.pointers, m, 0, nullptr);
+    EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INTERNAL);
+    std::string message = Message(status);
+    EXPECT_NE(message.find("cuLaunchKernelEx failed: CUDA_ERROR_ILLEGAL_ADDRESS (700)"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(fake.launches(), launches);
+    EXPECT_EQ(fake.memsets(), memsets);
+    EXPECT_EQ(fake.context_depth(), 0);
+  }
+  // A module the driver refuses, and a name it lacks.
+  gg_cuda_kernel* other = nullptr;
+  const char junk[] = "not a module";
+  gg_status status = gg_cuda_kernel_load(device, junk, sizeof junk, name, &d, &other);
+  EXPECT_NE(Message(status).find("CUDA_ERROR_INVALID_IMAGE"), std::string::npos);
+  status = gg_cuda_kernel_load(device, module.data(), module.size(), "gg_no_such_kernel", &d, &other);
+  EXPECT_NE(Message(status).find("CUDA_ERROR_NOT_FOUND"), std::string::npos);
+  EXPECT_EQ(other, nullptr);
+  gg_cuda_kernel_destroy(kernel);
+  gg_cuda_device_close(device);
+}
+
+// The public API: kDLCUDA tensors, the caller's stream, the synchronous convenience path,
+// and capture into a graph that replays the launch.
+TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
+  gg_problem_spec spec = {};
+  spec.desc = Desc(GG_LAYOUT_SIZES);
+  int64_t sizes[3] = {100, 0, 29};
+  spec.extents = sizes;
+  spec.m = GG_DYNAMIC;
+  spec.data = GG_DATA_RANDOM;
+  spec.seed = 7;
+  gg_problem* p;
+  ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
+  Configure(p->desc);
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  options.gpu = -1;
+  gg_context* context;
+  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  gg_cuda_device* device;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  {
+    DeviceBuffers buffers(device, p->desc, p->m);
+    gg_dl_operands operands;
+    gg_dl_wrap(p, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
+    gg_grouped_gemm_call call = {};
+    call.layout = GG_LAYOUT_SIZES;
+    memcpy(call.operands, operands.pointers, sizeof call.operands);
+    // Synchronous: one launch, then the stream is waited for.
+    int launches = fake.launches(), syncs = fake.synchronizes();
+    gg_status status = gg_grouped_gemm(context, &call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launches(), launches + 1);
+    EXPECT_EQ(fake.synchronizes(), syncs + 1);
+    // Asynchronous on the caller's stream: no wait.
+    gg_launch_options launch = {reinterpret_cast<void*>(uintptr_t(0xca11e5)), 0};
+    call.launch = &launch;
+    status = gg_grouped_gemm(context, &call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launches(), launches + 2);
+    EXPECT_EQ(fake.synchronizes(), syncs + 1);
+    EXPECT_EQ(fake.launch(0)->stream, launch.stream);
+    // Captured into a graph: nothing runs until the graph is launched, twice here.
+    void* stream;
+    ASSERT_EQ(gg_cuda_stream_create(device, &stream), GG_OK);
+    launch.stream = stream;
+    ASSERT_EQ(gg_cuda_capture_begin(device, stream), GG_OK);
+    ASSERT_EQ(gg_grouped_gemm(context, &call), GG_OK);
+    void* graph;
+    ASSERT_EQ(gg_cuda_capture_end(device, stream, &graph), GG_OK);
+    EXPECT_EQ(fake.launches(), launches + 2) << "captured, not run";
+    ASSERT_EQ(gg_cuda_graph_launch(device, graph, stream), GG_OK);
+    ASSERT_EQ(gg_cuda_graph_launch(device, graph, stream), GG_OK);
+    EXPECT_EQ(fake.launches(), launches + 4);
+    EXPECT_EQ(fake.launch(0)->captured, 1);
+    EXPECT_EQ(fake.launch(0)->stream, stream);
+    gg_cuda_graph_destroy(device, graph);
+    gg_cuda_stream_destroy(device, stream);
+    // Fast accumulation is its own kernel.
+    call.accum = GG_ACCUM_FAST;
+    call.launch = nullptr;
+    ASSERT_EQ(gg_grouped_gemm(context, &call), GG_OK);
+    gg_cache_stats stats;
+    gg_context_cache_stats(context, &stats);
+    EXPECT_EQ(stats.compiles, 2u);
+  }
+  gg_cuda_device_close(device);
+  gg_context_destroy(context);
+  gg_problem_destroy(p);
+  EXPECT_EQ(fake.retained(), 0);
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
+}  // namespace

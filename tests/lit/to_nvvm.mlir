@@ -1,0 +1,88 @@
+// gg-to-nvvm: the tiled IR becomes one sm_90a gpu.func of three warpgroups: a TMA
+// producer feeding a ring of stages under full/empty mbarriers, two wgmma consumers, and
+// a predicated epilogue; then the NVVM lowering and PTX.
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
+// RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | FileCheck %s --check-prefix=NOKMASK
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=BLOCKWISE
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit llvm-dialect | FileCheck %s --check-prefix=ABI
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit ptx | FileCheck %s --check-prefix=PTX
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-nvvm" 2>&1 | FileCheck %s --check-prefix=WRONGTARGET
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --fp8 e4m3fnuz --target sm_90a 2>&1 | FileCheck %s --check-prefix=FNUZ
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --b preshuffled --target sm_90a 2>&1 | FileCheck %s --check-prefix=PRESHUFFLED
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --scaling blockwise --accum fast --target sm_90a 2>&1 | FileCheck %s --check-prefix=BLOCKFAST
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 64x128x128 --target sm_90a 2>&1 | FileCheck %s --check-prefix=TILE
+
+// The tensor maps come first, then the function's operands.
+// KERNEL: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x512xf8E4M3FN>
+// KERNEL-SAME: kernel attributes {gg.tensor_maps = 2 : i64, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// The group ends, computed by every CTA into shared memory past the ring (no workspace).
+// KERNEL: memref.view %{{.*}} to memref<2xi64, #gpu.address_space<workgroup>>
+// KERNEL: memref.view %{{.*}} to memref<384xi64, #gpu.address_space<workgroup>>
+// KERNEL: gpu.barrier
+// Full barriers expect one arrival (the producer's, with the transaction bytes), empty
+// ones one per consumer warp.
+// KERNEL: nvgpu.mbarrier.init %[[BAR:.*]][%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// KERNEL: nvvm.fence.mbarrier.init
+// KERNEL: nvvm.setmaxregister decrease 40
+// KERNEL: nvgpu.mbarrier.try_wait.parity
+// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>, swizzle = swizzle_128b
+// KERNEL: nvgpu.tma.async.load
+// KERNEL: nvvm.setmaxregister increase 232
+// Promoted: each K tile's first k32 step starts a fresh partial sum (scale-d zero).
+// KERNEL: nvvm.wgmma.fence.aligned
+// KERNEL: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// KERNEL-COUNT-3: D[<f32>, <one>, <wrapped>]
+// KERNEL: nvvm.wgmma.commit.group.sync.aligned
+// KERNEL: nvvm.wgmma.wait.group.sync.aligned 0
+// KERNEL: nvgpu.mbarrier.arrive
+// KERNEL: arith.addf
+// Epilogue: bf16 stores predicated on the group's rows and columns.
+// KERNEL: arith.truncf %{{.*}} : f32 to bf16
+// KERNEL: scf.if
+// KERNEL: memref.store %{{.*}} : memref<?x256xbf16>
+// KERNEL-NOT: gg.
+
+// FAST-NOT: <zero>
+// FAST: nvvm.wgmma.wait.group.sync.aligned 1
+// FAST: nvvm.wgmma.wait.group.sync.aligned 0
+
+// 2D-2D: the boundary tile's A columns outside the group's K range are zeroed in shared
+// memory, made visible to wgmma, and the warpgroup syncs on its own named barrier.
+// KMASK: arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// KMASK: vector.store %{{.*}} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// KMASK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// KMASK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// KMASK: nvvm.wgmma.mma_async
+// NOKMASK-NOT: nvvm.fence.proxy
+
+// Blockwise: the partial sum is scaled by the tile's row and column block scales.
+// BLOCKWISE: nvvm.wgmma.wait.group.sync.aligned 0
+// BLOCKWISE: memref.load %{{.*}} : memref<?xf32>
+// BLOCKWISE: memref.load %{{.*}} : memref<16xf32>
+// BLOCKWISE: arith.mulf
+// BLOCKWISE: arith.mulf
+// BLOCKWISE: arith.addf
+
+// gg-nvvm-abi: the maps travel by value as grid constants.
+// ABI: llvm.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%arg0: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg1: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// ABI-SAME: nvvm.kernel
+
+// PTX: .target sm_90a
+// PTX: .extern .shared .align 1024 .b8 gg_dsmem[];
+// PTX: .visible .entry gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(
+// PTX-NEXT: .param .align 64 .b8 gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a_param_0[128],
+// PTX-NEXT: .param .align 64 .b8 gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a_param_1[128],
+// PTX: .maxntid 384, 1, 1
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40;
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232;
+// PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+
+// WRONGTARGET: error: gg-to-nvvm: the grid was tiled for gfx950, not sm_90a
+// FNUZ: error: sm_90a takes float8_e4m3fn operands (wgmma's e4m3), not e4m3fnuz
+// PRESHUFFLED: error: sm_90a reads B as a plain [N, K] matrix through TMA
+// BLOCKFAST: error: blockwise scaling scales each K block's partial sum
+// TILE: error: tile 64x128x128 is not an sm_90a tile

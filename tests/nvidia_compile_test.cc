@@ -1,0 +1,176 @@
+// Every sm_90a kernel shape compiles: each layout x scaling x accumulation goes to PTX with
+// LLVM's NVPTX backend and through the CUDA toolkit's ptxas with no spills and no local
+// memory; the PTX has the warp-specialised loop (setmaxnreg, TMA, wgmma in a loop). The
+// rules of the target refuse what it cannot run, naming the rule.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "compiler/nvidia.h"
+#include "compiler/target.h"
+#include "gg/gg.h"
+#include "tests/support/desc.h"
+
+namespace {
+
+std::string Message(gg_status status) {
+  std::string text = status ? gg_status_message(status) : "OK";
+  gg_status_free(status);
+  return text;
+}
+
+bool HavePtxas() {
+  char path[PATH_MAX];
+  gg_status status = gg_ptxas_find(path, sizeof path);
+  gg_status_free(status);
+  return status == GG_OK;
+}
+
+struct Shape {
+  gg_layout layout;
+  gg_scaling scaling;
+  gg_accum accum;
+};
+
+std::string Name(const Shape& s) {
+  return std::string(gg_layout_name(s.layout)) + "_" + gg_scaling_name(s.scaling) + "_" +
+         gg_accum_name(s.accum);
+}
+
+class EveryShape : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(EveryShape, AssemblesWithoutSpillsOrLocalMemory) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  const Shape& s = GetParam();
+  gg_op_desc d = gg_test::ChipDesc(s.layout, GG_TARGET_SM90A, 384, 2048, 5);
+  d.scaling = s.scaling;
+  d.accum = s.accum;
+  ASSERT_EQ(gg_op_desc_validate(&d), GG_OK);
+  gg_text ptx, cubin, log;
+  gg_text_init(&ptx);
+  gg_text_init(&cubin);
+  gg_text_init(&log);
+  gg_status status = gg_compile_emit(&d, GG_STAGE_ISA, &ptx);
+  ASSERT_EQ(status, GG_OK) << Message(status);
+  status = gg_ptxas_run(ptx.data, ptx.length, &cubin, &log);
+  ASSERT_EQ(status, GG_OK) << Message(status);
+  gg_ptx_stats stats;
+  ASSERT_EQ(gg_ptx_stats_parse(ptx.data, ptx.length, gg_text_str(&log), &stats), GG_OK);
+  EXPECT_EQ(stats.spill_stores, 0) << gg_text_str(&log);
+  EXPECT_EQ(stats.spill_loads, 0) << gg_text_str(&log);
+  EXPECT_EQ(stats.stack_bytes, 0) << "no local memory: " << gg_text_str(&log);
+  EXPECT_GT(stats.registers, 0);
+  EXPECT_LE(stats.registers, 168) << "384 threads leave 168 registers a thread";
+  EXPECT_GE(stats.wgmma_in_loop, 4) << "a K tile is four m64nNk32 steps in the loop";
+  std::string text(ptx.data, ptx.length);
+  EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 \t40;"), std::string::npos);
+  EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 \t232;"), std::string::npos);
+  EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
+  EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"), std::string::npos);
+  ASSERT_GE(cubin.length, 4u);
+  EXPECT_EQ(std::string(cubin.data, 4), "\177ELF");
+  gg_text_free(&ptx);
+  gg_text_free(&cubin);
+  gg_text_free(&log);
+}
+
+std::vector<Shape> AllShapes() {
+  std::vector<Shape> shapes;
+  for (int layout = 0; layout < GG_LAYOUT_COUNT; ++layout) {
+    shapes.push_back({gg_layout(layout), GG_SCALING_ROWWISE, GG_ACCUM_PROMOTED});
+    shapes.push_back({gg_layout(layout), GG_SCALING_ROWWISE, GG_ACCUM_FAST});
+    shapes.push_back({gg_layout(layout), GG_SCALING_BLOCKWISE, GG_ACCUM_PROMOTED});
+  }
+  return shapes;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90a, EveryShape, ::testing::ValuesIn(AllShapes()),
+                         [](const ::testing::TestParamInfo<Shape>& info) { return Name(info.param); });
+
+// The module a runtime loads: a cubin with ptxas, NUL-terminated PTX without it.
+TEST(Sm90a, ArtifactIsACubinOrPtx) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 256, 512, 2);
+  gg_text module;
+  gg_text_init(&module);
+  gg_status status = gg_compile_artifact(&d, &module);
+  ASSERT_EQ(status, GG_OK) << Message(status);
+  ASSERT_GE(module.length, 4u);
+  if (HavePtxas()) {
+    EXPECT_EQ(std::string(module.data, 4), "\177ELF");
+  } else {
+    EXPECT_EQ(module.data[module.length - 1], '\0');
+    EXPECT_NE(std::string(module.data).find(".target sm_90a"), std::string::npos);
+  }
+  gg_text_free(&module);
+  // GG_PTXAS pointing nowhere is an error that says so.
+  setenv("GG_PTXAS", "/nonexistent/ptxas", 1);
+  char path[PATH_MAX];
+  status = gg_ptxas_find(path, sizeof path);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_UNAVAILABLE);
+  EXPECT_NE(Message(status).find("GG_PTXAS=/nonexistent/ptxas is not an executable"),
+            std::string::npos);
+  unsetenv("GG_PTXAS");
+}
+
+// ptxas -v's report and the PTX, read back.
+TEST(Sm90a, StatsAreReadFromPtxasAndThePtx) {
+  const char* log =
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers, 1024 bytes smem\n";
+  const char* ptx =
+      ".version 8.0\n.target sm_90a\n.visible .entry k()\n{\n"
+      "\tmov.u32 %r1, 0;\n$L__BB0_1:\n"
+      "\twgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%r1}, %rd1, %rd2, p, 1, 1;\n"
+      "\twgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%r1}, %rd1, %rd2, p, 1, 1;\n"
+      "\t@%p1 bra $L__BB0_1;\n\tret;\n}\n";
+  gg_ptx_stats stats;
+  ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), log, &stats), GG_OK);
+  EXPECT_EQ(stats.registers, 168);
+  EXPECT_EQ(stats.spill_stores, 4);
+  EXPECT_EQ(stats.spill_loads, 12);
+  EXPECT_EQ(stats.stack_bytes, 8);
+  EXPECT_EQ(stats.static_shared_bytes, 1024);
+  EXPECT_EQ(stats.wgmma_in_loop, 2);
+  EXPECT_EQ(stats.ptx_lines, 5);
+}
+
+TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
+  struct Case {
+    void (*change)(gg_op_desc*);
+    const char* message;
+  } cases[] = {
+      {[](gg_op_desc* d) { d->fp8 = GG_FP8_E4M3FNUZ; }, "sm_90a takes float8_e4m3fn operands"},
+      {[](gg_op_desc* d) { d->b_layout = GG_B_PRESHUFFLED; }, "preshuffled B is the operand order of AMD"},
+      {[](gg_op_desc* d) { d->tile = {64, 128, 128, 0, GG_LOOP_ROLLED}; }, "is not an sm_90a tile"},
+      {[](gg_op_desc* d) { d->tile = {128, 256, 128, 0, GG_LOOP_ROLLED}; }, "does not fit: use tile_n 128"},
+      {[](gg_op_desc* d) { d->scaling = GG_SCALING_BLOCKWISE; d->accum = GG_ACCUM_FAST; },
+       "--accum fast applies to rowwise scaling"},
+      {[](gg_op_desc* d) { d->g = GG_SM90_MAX_GROUPS + 1; }, "keep the group ends in shared memory"},
+  };
+  for (const Case& c : cases) {
+    gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 512, 4);
+    c.change(&d);
+    gg_status status = gg_op_desc_validate(&d);
+    EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT) << c.message;
+    EXPECT_NE(Message(status).find(c.message), std::string::npos) << c.message;
+  }
+  // 256-wide tiles are fine with fast accumulation; AMD's knobs are normalised away.
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 512, 4);
+  d.tile = {128, 256, 128, 3, GG_LOOP_UNROLLED};
+  d.accum = GG_ACCUM_FAST;
+  EXPECT_EQ(gg_op_desc_validate(&d), GG_OK);
+  gg_op_desc n = gg_op_desc_with_defaults(&d);
+  EXPECT_EQ(n.tile.waves_per_eu, 0);
+  EXPECT_EQ(n.tile.loop, GG_LOOP_ROLLED);
+  // Host and AMD kernels accumulate in FP32 either way: fast is the same kernel there.
+  gg_op_desc host = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_HOST, 256, 512, 4);
+  host.accum = GG_ACCUM_FAST;
+  EXPECT_EQ(gg_op_desc_with_defaults(&host).accum, GG_ACCUM_PROMOTED);
+}
+
+}  // namespace

@@ -1,0 +1,96 @@
+#!/bin/sh
+# The sm_90a backend checked on a real Hopper GPU, in two steps:
+#
+#   tools/hopper/check.sh stage [DIR]   here (the build machine): builds gg and gg-launch,
+#                                       bundles every problem of tools/hopper/cases.list for
+#                                       sm_90a, and puts what the GPU machine needs in DIR
+#                                       (default out/hopper, git-ignored).
+#   tools/hopper/check.sh run [DIR]     on the GPU machine (no LLVM, no MLIR, no build):
+#                                       every case with exact data (bit-identical to the C
+#                                       reference), random data (within the documented
+#                                       bound), and replayed from a CUDA graph; then
+#                                       compute-sanitizer memcheck and racecheck on a small
+#                                       set. Prints a table last; exits 1 if anything failed.
+#
+# Every check poisons the output first and fails on an element left unwritten or one
+# written outside the groups (tests/support/verify.c).
+set -u
+mode=${1:-}
+D=${2:-out/hopper}
+CASES=tools/hopper/cases.list
+
+stage() {
+  set -e
+  bazel build -c opt //tools:gg //tools:gg-launch
+  mkdir -p "$D"
+  rm -f "$D/gg-launch"
+  cp bazel-bin/tools/gg-launch "$D/gg-launch"
+  chmod u+w "$D/gg-launch"
+  cp "$CASES" "$D/cases.list"
+  bazel-bin/tools/gg bundle --target sm_90a --list "$CASES" -o "$D/cases.ggb"
+  ls -la "$D"
+}
+
+# The verdict of one gg-launch run: PASS/FAIL and its figures, or the error.
+verdict() {
+  out=$("$@" 2>&1)
+  code=$?
+  line=$(echo "$out" | grep -E '^(PASS|FAIL)' | tail -n 1)
+  [ -z "$line" ] && line=$(echo "$out" | grep -E 'error' | head -n 1)
+  echo "$code ${line:-exit $code}"
+}
+
+run() {
+  echo "== the machine ($(date -u +%Y-%m-%dT%H:%MZ))"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader || true
+  failed=0
+  table=""
+  n=0
+  while IFS= read -r line; do
+    case "$line" in '#'* | '') continue ;; esac
+    n=$((n + 1))
+    set -- $line
+    e=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $n)
+    r=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random --seed $n --repeat 3)
+    g=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $((n + 100)) --graph --repeat 3)
+    for v in "$e" "$r" "$g"; do [ "${v%% *}" = 0 ] || failed=1; done
+    echo "== case $n: $line"
+    echo "   exact:  ${e#* }"
+    echo "   random: ${r#* }"
+    echo "   graph:  ${g#* }"
+    short() { echo "$1" | awk '{print $2, $3}' | cut -c1-28; }
+    table="$table$(printf '| %2d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "$(short "$e")" "$(short "$r")" "$(short "$g")")
+"
+  done < "$D/cases.list"
+
+  sanitize() {
+    tool=$1
+    shift
+    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random 2>&1)
+    code=$?
+    summary=$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)
+    echo "== compute-sanitizer --tool $tool $* (exit $code)"
+    echo "$out" | tail -n 4
+    [ "$code" = 0 ] || failed=1
+    table="$table$(printf '| %-14s | %-66s | exit %d: %s |' "$tool" "$*" "$code" "$summary")
+"
+  }
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool --op stacked --groups 0,1,130,257,64 --N 264 --K 704 --accum promoted
+    sanitize $tool --op mm --ranks 2d2d --groups 0,1,130,301,48 --M 200 --N 264 --accum fast
+    sanitize $tool --op dynamic --groups 0,1,130,200 --M 256 --N 256 --K 640 --scaling blockwise
+  done
+
+  echo
+  echo "| #  | case (gg-launch flags) | exact data | random data | CUDA graph replay |"
+  echo "|---:|---|---|---|---|"
+  printf '%s' "$table"
+  [ "$failed" = 0 ] && echo "ALL PASSED" || echo "SOMETHING FAILED"
+  return $failed
+}
+
+case "$mode" in
+  stage) stage ;;
+  run) run ;;
+  *) echo "usage: tools/hopper/check.sh stage|run [DIR]" >&2; exit 2 ;;
+esac
