@@ -4,6 +4,7 @@
 
 #include "api/internal.h"
 #include "compiler/compile.h"
+#include "compiler/target.h"
 #include "compiler/host_library.h"
 
 // Hands the text's buffer over as bytes (NUL-terminated, even when empty).
@@ -29,9 +30,15 @@ gg_status gg_emit(const gg_op_desc* desc, gg_artifact artifact, gg_bytes* out) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "unknown artifact %d", (int)artifact);
   gg_text text;
   gg_text_init(&text);
-  gg_status status = artifact == GG_ARTIFACT_HOST_LIBRARY
-                         ? gg_compile_host_library(desc, &text)
-                         : gg_compile_emit(desc, stages[artifact], &text);
+  gg_status status;
+  if (artifact != GG_ARTIFACT_HOST_LIBRARY)
+    status = gg_compile_emit(desc, stages[artifact], &text);
+  else if (desc->target != GG_TARGET_HOST)
+    status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "host libraries are for the host target, not %s",
+                            gg_target_name(desc->target));
+  else
+    status = gg_compile_artifact(desc, &text);
   if (status) {
     gg_text_free(&text);
     return status;

@@ -207,18 +207,15 @@ gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage,
   return GG_OK;
 }
 
-gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out) {
-  return gg_compile_emit(desc, GG_STAGE_BINARY, out);
+gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc) {
+  (void)desc;
+  return GG_STAGE_BINARY;  // the code object
 }
 
-gg_status gg_amdgpu_stats(const gg_op_desc* desc, gg_text* out) {
-  gg_text isa;
-  gg_text_init(&isa);
-  gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &isa);
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, const char* isa, size_t isa_length,
+                          gg_text* out) {
   gg_isa_stats stats;
-  if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &stats);
-  gg_text_free(&isa);
-  if (status) return status;
+  GG_RETURN_IF_ERROR(gg_isa_stats_parse(isa, isa_length, &stats));
   // B's path: preshuffled B goes global -> registers, plain B through LDS.
   gg_text_printf(out,
                  "isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d "

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "compiler/compile.h"
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "gg/op.h"
 #include "gg/status.h"
 
@@ -33,11 +33,12 @@ typedef struct gg_isa_stats {
 } gg_isa_stats;
 
 // The gfx942 and gfx950 rows of the target table: the pipeline to each stage, what the
-// stages past the LLVM dialect emit, and the code object a runtime loads.
+// stages past the LLVM dialect emit, the code object a runtime loads, and statistics.
 gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
-gg_status gg_amdgpu_code_object(const gg_op_desc* desc, gg_text* out);
-gg_status gg_amdgpu_stats(const gg_op_desc* desc, gg_text* out);
+gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc);
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, const char* isa, size_t isa_length,
+                          gg_text* out);
 
 gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats);
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/context.h"
-#include "compiler/diagnostics.h"
+#include "ir/context.h"
+#include "ir/diagnostics.h"
 #include "compiler/target.h"
 #include "dialect/dialect.h"
 #include "mlir-c/ExecutionEngine.h"
@@ -107,25 +107,6 @@ gg_status gg_compile_module(const gg_op_desc* desc, gg_stage stage, MlirContext*
   }
   *out_ctx = ctx;
   return GG_OK;
-}
-
-// LLVM IR of a host module (in the LLVM dialect) or of an AMD kernel (the bitcode that
-// gpu-module-to-binary's offloading format produces would do too; translating the
-// gpu.module's body directly keeps one path).
-gg_status gg_llvm_ir_text(MlirOperation module, const char* name, gg_text* out) {
-  LLVMContextRef llvm_ctx = LLVMContextCreate();
-  gg_status status = GG_OK;
-  LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(module, llvm_ctx);
-  if (!llvm_module) {
-    status = gg_status_make(GG_STATUS_INTERNAL, "translating %s to LLVM IR failed", name);
-  } else {
-    char* text = LLVMPrintModuleToString(llvm_module);
-    gg_text_printf(out, "%s", text);
-    LLVMDisposeMessage(text);
-    LLVMDisposeModule(llvm_module);
-  }
-  LLVMContextDispose(llvm_ctx);
-  return status;
 }
 
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out) {

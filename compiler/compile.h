@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "gg/op.h"
 #include "gg/status.h"
 
@@ -35,10 +35,6 @@ gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, 
 // assembly text, or the code object's bytes. Compilation errors come back as a status
 // carrying the located diagnostics.
 gg_status gg_compile_emit(const gg_op_desc* desc, gg_stage stage, gg_text* out);
-
-// Appends the LLVM IR of a builtin.module in the LLVM (and ROCDL) dialects to out; `name`
-// says what failed to translate.
-gg_status gg_llvm_ir_text(MlirOperation module, const char* name, gg_text* out);
 
 // Compiles desc with the target's whole pipeline cut after the first pass (or named
 // pipeline) called `pass`, and appends the printed module to out.

@@ -1,7 +1,7 @@
 // The gpu.module and gpu.binary of a compiled GPU kernel, for every GPU target.
 #include "compiler/gpu_module.h"
 
-#include "compiler/compile.h"
+#include "ir/translate.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 

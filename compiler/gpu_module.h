@@ -3,7 +3,7 @@
 #ifndef GG_COMPILER_GPU_MODULE_H_
 #define GG_COMPILER_GPU_MODULE_H_
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "gg/status.h"
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "compiler/amdgpu.h"
-#include "compiler/compile.h"
+#include "ir/translate.h"
 #include "runtime/files.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Target.h"
@@ -130,18 +130,10 @@ static gg_status link_object(const gg_text* object, gg_text* out) {
   return status;
 }
 
-gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out) {
-  if (desc->target != GG_TARGET_HOST)
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "host libraries are for the host target, not %s",
-                          gg_target_name(desc->target));
-  MlirContext ctx;
-  MlirModule module;
-  GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_LLVM_DIALECT, &ctx, &module));
+// A shared object of a module in the LLVM dialect.
+static gg_status host_library(MlirOperation module, gg_text* out) {
   LLVMContextRef llvm_ctx = LLVMContextCreate();
-  LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llvm_ctx);
-  mlirModuleDestroy(module);
-  mlirContextDestroy(ctx);
+  LLVMModuleRef llvm_module = mlirTranslateModuleToLLVMIR(module, llvm_ctx);
   gg_status status = GG_OK;
   gg_text object;
   gg_text_init(&object);
@@ -163,7 +155,8 @@ gg_status gg_host_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer,
     case GG_STAGE_TILES: snprintf(buffer, size, "gg-tile-level"); break;
     case GG_STAGE_TARGET: snprintf(buffer, size, "gg-tile-level,gg-to-host"); break;
     case GG_STAGE_LLVM_DIALECT:
-    case GG_STAGE_LLVM_IR: snprintf(buffer, size, "gg-to-llvm"); break;
+    case GG_STAGE_LLVM_IR:
+    case GG_STAGE_BINARY: snprintf(buffer, size, "gg-to-llvm"); break;  // binary: a .so
     default:
       return gg_status_make(GG_STATUS_UNIMPLEMENTED,
                             "the host target has no %s artifact: its kernels are JIT-compiled "
@@ -174,6 +167,11 @@ gg_status gg_host_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer,
 }
 
 gg_status gg_host_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out) {
-  (void)stage;  // the host's pipeline ends at LLVM IR
+  if (stage == GG_STAGE_BINARY) return host_library(module, out);
   return gg_llvm_ir_text(module, name, out);
+}
+
+gg_stage gg_host_artifact_stage(const gg_op_desc* desc) {
+  (void)desc;
+  return GG_STAGE_BINARY;  // the shared object
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "compiler/compile.h"
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "gg/op.h"
 #include "gg/status.h"
 
@@ -14,12 +14,12 @@
 extern "C" {
 #endif
 
-// Appends the bytes of a shared object exporting _mlir_ciface_<kernel name> to out.
-gg_status gg_compile_host_library(const gg_op_desc* desc, gg_text* out);
 
-// The host row of the target table: the pipeline to each stage and what LLVM IR emits.
+// The host row of the target table: the pipeline to each stage; LLVM IR, and (at
+// GG_STAGE_BINARY, its artifact) a shared object exporting _mlir_ciface_<kernel name>.
 gg_status gg_host_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 gg_status gg_host_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
+gg_stage gg_host_artifact_stage(const gg_op_desc* desc);
 
 // What host code is generated for: "<triple> <cpu> <features>". Kernels built for one
 // CPU id must not be loaded on another (a cache keys on it).

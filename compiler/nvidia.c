@@ -186,25 +186,22 @@ gg_status gg_nvidia_emit(MlirOperation module, const char* name, gg_stage stage,
   return gg_ptxas_run(ptx.data, ptx.length, out, NULL);
 }
 
-gg_status gg_nvidia_module(const gg_op_desc* desc, gg_text* out) {
+gg_stage gg_nvidia_artifact_stage(const gg_op_desc* desc) {
+  (void)desc;
   char ptxas[PATH_MAX];
   gg_status missing = gg_ptxas_find(ptxas, sizeof ptxas);
-  if (!missing) return gg_compile_emit(desc, GG_STAGE_BINARY, out);
   gg_status_free(missing);
-  GG_RETURN_IF_ERROR(gg_compile_emit(desc, GG_STAGE_ISA, out));
-  gg_text_append(out, "", 1);  // the driver reads PTX as a C string
-  return GG_OK;
+  return missing ? GG_STAGE_ISA : GG_STAGE_BINARY;  // PTX, which the driver compiles
 }
 
-gg_status gg_nvidia_stats(const gg_op_desc* desc, gg_text* out) {
-  gg_text ptx, cubin, log;
-  gg_text_init(&ptx);
+gg_status gg_nvidia_stats(const gg_op_desc* desc, const char* ptx, size_t ptx_length,
+                          gg_text* out) {
+  gg_text cubin, log;
   gg_text_init(&cubin);
   gg_text_init(&log);
-  gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &ptx);
-  if (!status) status = gg_ptxas_run(ptx.data, ptx.length, &cubin, &log);
+  gg_status status = gg_ptxas_run(ptx, ptx_length, &cubin, &log);
   gg_ptx_stats stats;
-  if (!status) status = gg_ptx_stats_parse(ptx.data, ptx.length, gg_text_str(&log), &stats);
+  if (!status) status = gg_ptx_stats_parse(ptx, ptx_length, gg_text_str(&log), &stats);
   if (!status)
     gg_text_printf(out,
                    "ptx_lines=%d registers=%d spill_stores=%d spill_loads=%d stack_bytes=%d "
@@ -214,7 +211,6 @@ gg_status gg_nvidia_stats(const gg_op_desc* desc, gg_text* out) {
                    stats.stack_bytes, stats.static_shared_bytes,
                    (long long)gg_sm90_dynamic_shared_bytes(desc), gg_sm90_stages(desc),
                    stats.wgmma_in_loop, cubin.length);
-  gg_text_free(&ptx);
   gg_text_free(&cubin);
   gg_text_free(&log);
   return status;

@@ -38,8 +38,9 @@ gg_status gg_ptx_stats_parse(const char* ptx, size_t ptx_length, const char* ptx
 gg_status gg_nvidia_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 gg_status gg_nvidia_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
 // The module a runtime loads: a cubin where ptxas exists, else the PTX (the driver JITs it).
-gg_status gg_nvidia_module(const gg_op_desc* desc, gg_text* out);
-gg_status gg_nvidia_stats(const gg_op_desc* desc, gg_text* out);
+gg_stage gg_nvidia_artifact_stage(const gg_op_desc* desc);
+gg_status gg_nvidia_stats(const gg_op_desc* desc, const char* ptx, size_t ptx_length,
+                          gg_text* out);
 
 #ifdef __cplusplus
 }

@@ -7,13 +7,13 @@
 
 static const gg_target_backend backends[GG_TARGET_COUNT] = {
     [GG_TARGET_HOST] = {GG_TARGET_HOST, gg_host_pipeline, GG_STAGE_LLVM_DIALECT, gg_host_emit,
-                        "host-library", gg_compile_host_library, 0, NULL},
+                        "host-library", gg_host_artifact_stage, 0, NULL},
     [GG_TARGET_GFX942] = {GG_TARGET_GFX942, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_code_object, 1, gg_amdgpu_stats},
+                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats},
     [GG_TARGET_GFX950] = {GG_TARGET_GFX950, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_code_object, 1, gg_amdgpu_stats},
+                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats},
     [GG_TARGET_SM90A] = {GG_TARGET_SM90A, gg_nvidia_pipeline, GG_STAGE_BINARY, gg_nvidia_emit,
-                         "cuda-module", gg_nvidia_module, 1, gg_nvidia_stats},
+                         "cuda-module", gg_nvidia_artifact_stage, 1, gg_nvidia_stats},
 };
 
 const gg_target_backend* gg_target_backend_of(gg_target target) {
@@ -23,5 +23,22 @@ const gg_target_backend* gg_target_backend_of(gg_target target) {
 
 gg_status gg_compile_artifact(const gg_op_desc* desc, gg_text* out) {
   GG_RETURN_IF_ERROR(gg_op_desc_validate(desc));
-  return gg_target_backend_of(desc->target)->compile_artifact(desc, out);
+  gg_stage stage = gg_target_backend_of(desc->target)->artifact_stage(desc);
+  GG_RETURN_IF_ERROR(gg_compile_emit(desc, stage, out));
+  if (stage == GG_STAGE_ISA) gg_text_append(out, "", 1);  // read as a C string
+  return GG_OK;
+}
+
+gg_status gg_compile_stats(const gg_op_desc* desc, gg_text* out) {
+  GG_RETURN_IF_ERROR(gg_op_desc_validate(desc));
+  const gg_target_backend* backend = gg_target_backend_of(desc->target);
+  if (!backend->stats)
+    return gg_status_make(GG_STATUS_UNIMPLEMENTED, "the %s target has no machine code statistics",
+                          gg_target_name(desc->target));
+  gg_text isa;
+  gg_text_init(&isa);
+  gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &isa);
+  if (!status) status = backend->stats(desc, isa.data ? isa.data : "", isa.length, out);
+  gg_text_free(&isa);
+  return status;
 }

@@ -1,7 +1,7 @@
 // Interval evaluation over arith, scf.for and gg.grid.
 #include "passes/bounds.h"
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "mlir-c/BuiltinAttributes.h"
 
 static const gg_range unknown = {false, false, 0, 0};

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "dialect/dialect.h"

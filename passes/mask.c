@@ -5,7 +5,7 @@
 // [k0, k0 + tile_k) inside [k_lo, k_hi) for every value k0 takes. Bounds are the group's
 // own (from gg.resolve_group), never the operand's total, so a tile-aligned total says
 // nothing here. Target lowerings emit predicates exactly where the flags stay true.
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "passes/bounds.h"

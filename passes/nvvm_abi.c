@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "passes/pass.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "passes/pass.h"
 

@@ -11,7 +11,7 @@
 // address memory outside the operands (docs/semantics.md).
 #include <stdio.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "passes/pass.h"
 

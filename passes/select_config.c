@@ -1,7 +1,7 @@
 // gg-select-config: makes every gg.grouped_matmul's configuration explicit. A zero tile
 // means "the default"; after this pass the tile, waves_per_eu and loop form attributes
 // hold the values later passes use. (Tuned choices will plug in here.)
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "passes/pass.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "gg/op.h"
 #include "mlir-c/BuiltinAttributes.h"

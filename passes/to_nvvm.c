@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "gg/op.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -196,14 +196,15 @@ typedef struct tile_ops {
   bool mask_k;
 } tile_ops;
 
-static void L(gg_text* t, const char* format, ...) __attribute__((format(printf, 2, 3)));
-static void L(gg_text* t, const char* format, ...) {
+// Appends one line of template text.
+static void line(gg_text* t, const char* format, ...) __attribute__((format(printf, 2, 3)));
+static void line(gg_text* t, const char* format, ...) {
   va_list args;
   va_start(args, format);
-  char line[4096];
-  vsnprintf(line, sizeof line, format, args);
+  char text[4096];
+  vsnprintf(text, sizeof text, format, args);
   va_end(args);
-  gg_text_printf(t, "%s\n", line);
+  gg_text_printf(t, "%s\n", text);
 }
 
 static void emit_signature(gg_text* t, const MlirValue* args) {
@@ -223,102 +224,102 @@ static void emit_signature(gg_text* t, const MlirValue* args) {
 // %<name> = the memref load of `type` at `index` when `ok`, else 0.0.
 static void emit_guarded_load(gg_text* t, const char* name, const char* ok, const char* memref,
                               const char* type, const char* index) {
-  L(t, "  %%%s = scf.if %s -> (f32) {", name, ok);
-  L(t, "    %%%s_v = memref.load %s[%s] : %s", name, memref, index, type);
-  L(t, "    scf.yield %%%s_v : f32", name);
-  L(t, "  } else {");
-  L(t, "    scf.yield %%f0 : f32");
-  L(t, "  }");
+  line(t, "  %%%s = scf.if %s -> (f32) {", name, ok);
+  line(t, "    %%%s_v = memref.load %s[%s] : %s", name, memref, index, type);
+  line(t, "    scf.yield %%%s_v : f32", name);
+  line(t, "  } else {");
+  line(t, "    scf.yield %%f0 : f32");
+  line(t, "  }");
 }
 
 // The K columns of the A tile of stage %s outside [k_lo, k_hi) become zero: each consumer
 // warpgroup clears its own 64 rows (the only rows its wgmma reads), 4 16-byte chunks per
 // thread, then makes the writes visible to the async proxy and syncs its warpgroup.
 static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
-  L(t, "      %%kend = arith.addi %%k0, %%c128 : index");
-  L(t, "      %%cut_lo = arith.cmpi slt, %%k0, %%k_lo : index");
-  L(t, "      %%cut_hi = arith.cmpi sgt, %%kend, %%k_hi : index");
-  L(t, "      %%cut = arith.ori %%cut_lo, %%cut_hi : i1");
-  L(t, "      scf.if %%cut {");
-  L(t, "        %%lo_rel = arith.subi %%k_lo, %%k0 : index");
-  L(t, "        %%hi_rel = arith.subi %%k_hi, %%k0 : index");
-  L(t, "        %%lo_v = vector.broadcast %%lo_rel : index to vector<16xindex>");
-  L(t, "        %%hi_v = vector.broadcast %%hi_rel : index to vector<16xindex>");
-  L(t, "        %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : vector<16xindex>");
-  L(t, "        %%zero16 = arith.constant dense<0> : vector<16xi8>");
-  L(t, "        %%wg_a = arith.addi %%stage_base, %%cw_rows_bytes : index");
-  L(t, "        scf.for %%q = %%c0 to %%c4 step %%c1 {");
+  line(t, "      %%kend = arith.addi %%k0, %%c128 : index");
+  line(t, "      %%cut_lo = arith.cmpi slt, %%k0, %%k_lo : index");
+  line(t, "      %%cut_hi = arith.cmpi sgt, %%kend, %%k_hi : index");
+  line(t, "      %%cut = arith.ori %%cut_lo, %%cut_hi : i1");
+  line(t, "      scf.if %%cut {");
+  line(t, "        %%lo_rel = arith.subi %%k_lo, %%k0 : index");
+  line(t, "        %%hi_rel = arith.subi %%k_hi, %%k0 : index");
+  line(t, "        %%lo_v = vector.broadcast %%lo_rel : index to vector<16xindex>");
+  line(t, "        %%hi_v = vector.broadcast %%hi_rel : index to vector<16xindex>");
+  line(t, "        %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : vector<16xindex>");
+  line(t, "        %%zero16 = arith.constant dense<0> : vector<16xi8>");
+  line(t, "        %%wg_a = arith.addi %%stage_base, %%cw_rows_bytes : index");
+  line(t, "        scf.for %%q = %%c0 to %%c4 step %%c1 {");
   // Chunk (row, physical slot) of the warpgroup's 64 x 8 chunks; logical chunk = slot ^ row % 8.
-  L(t, "          %%qi = arith.muli %%q, %%c128 : index");
-  L(t, "          %%chunk = arith.addi %%qi, %%t128 : index");
-  L(t, "          %%row = arith.divui %%chunk, %%c8 : index");
-  L(t, "          %%slot = arith.remui %%chunk, %%c8 : index");
-  L(t, "          %%row8 = arith.remui %%row, %%c8 : index");
-  L(t, "          %%logical = arith.xori %%slot, %%row8 : index");
-  L(t, "          %%col0 = arith.muli %%logical, %%c16 : index");
-  L(t, "          %%cols0 = vector.broadcast %%col0 : index to vector<16xindex>");
-  L(t, "          %%cols = arith.addi %%cols0, %%iota : vector<16xindex>");
-  L(t, "          %%in_lo = arith.cmpi sge, %%cols, %%lo_v : vector<16xindex>");
-  L(t, "          %%in_hi = arith.cmpi slt, %%cols, %%hi_v : vector<16xindex>");
-  L(t, "          %%in = arith.andi %%in_lo, %%in_hi : vector<16xi1>");
-  L(t, "          %%rowb = arith.muli %%row, %%c128 : index");
-  L(t, "          %%slotb = arith.muli %%slot, %%c16 : index");
-  L(t, "          %%off0 = arith.addi %%wg_a, %%rowb : index");
-  L(t, "          %%off = arith.addi %%off0, %%slotb : index");
-  L(t, "          %%old = vector.load %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
-  L(t, "          %%new = arith.select %%in, %%old, %%zero16 : vector<16xi1>, vector<16xi8>");
-  L(t, "          vector.store %%new, %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
-  L(t, "        }");
-  L(t, "        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
-  L(t, "        nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-  L(t, "      }");
+  line(t, "          %%qi = arith.muli %%q, %%c128 : index");
+  line(t, "          %%chunk = arith.addi %%qi, %%t128 : index");
+  line(t, "          %%row = arith.divui %%chunk, %%c8 : index");
+  line(t, "          %%slot = arith.remui %%chunk, %%c8 : index");
+  line(t, "          %%row8 = arith.remui %%row, %%c8 : index");
+  line(t, "          %%logical = arith.xori %%slot, %%row8 : index");
+  line(t, "          %%col0 = arith.muli %%logical, %%c16 : index");
+  line(t, "          %%cols0 = vector.broadcast %%col0 : index to vector<16xindex>");
+  line(t, "          %%cols = arith.addi %%cols0, %%iota : vector<16xindex>");
+  line(t, "          %%in_lo = arith.cmpi sge, %%cols, %%lo_v : vector<16xindex>");
+  line(t, "          %%in_hi = arith.cmpi slt, %%cols, %%hi_v : vector<16xindex>");
+  line(t, "          %%in = arith.andi %%in_lo, %%in_hi : vector<16xi1>");
+  line(t, "          %%rowb = arith.muli %%row, %%c128 : index");
+  line(t, "          %%slotb = arith.muli %%slot, %%c16 : index");
+  line(t, "          %%off0 = arith.addi %%wg_a, %%rowb : index");
+  line(t, "          %%off = arith.addi %%off0, %%slotb : index");
+  line(t, "          %%old = vector.load %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
+  line(t, "          %%new = arith.select %%in, %%old, %%zero16 : vector<16xi1>, vector<16xi8>");
+  line(t, "          vector.store %%new, %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
+  line(t, "        }");
+  line(t, "        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+  line(t, "        nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+  line(t, "      }");
 }
 
 // The four k32 wgmma steps of one K tile on %<in>, giving %<out>; the first with scale-d
 // `first_scale` (zero starts a fresh partial sum).
 static void emit_wgmma(gg_text* t, const nvvm_kernel* k, const char* in, const char* out,
                        const char* first_scale) {
-  L(t, "      nvvm.wgmma.fence.aligned");
+  line(t, "      nvvm.wgmma.fence.aligned");
   char prev[32];
   snprintf(prev, sizeof prev, "%s", in);
   for (int s = 0; s < 4; ++s) {
-    L(t, "      %%da%d = arith.addi %%desc_a, %%cstep%d : i64", s, s);
-    L(t, "      %%db%d = arith.addi %%desc_b, %%cstep%d : i64", s, s);
+    line(t, "      %%da%d = arith.addi %%desc_a, %%cstep%d : i64", s, s);
+    line(t, "      %%db%d = arith.addi %%desc_b, %%cstep%d : i64", s, s);
     char next[32];
     if (s != 3) snprintf(next, sizeof next, "%%w%d", s);
     else snprintf(next, sizeof next, "%s", out);
-    L(t, "      %s = nvvm.wgmma.mma_async %%da%d, %%db%d, %s, <m = 64, n = %d, k = 32>, "
+    line(t, "      %s = nvvm.wgmma.mma_async %%da%d, %%db%d, %s, <m = 64, n = %d, k = 32>, "
          "D[<f32>, <%s>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : %s -> %s",
       next, s, s, prev, k->tn, s == 0 ? first_scale : "one", k->acc_type, k->acc_type);
     snprintf(prev, sizeof prev, "%s", next);
   }
-  L(t, "      nvvm.wgmma.commit.group.sync.aligned");
+  line(t, "      nvvm.wgmma.commit.group.sync.aligned");
 }
 
 // The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
 // (`when` holds on those lanes).
 static void emit_release(gg_text* t, const char* when, const char* stage) {
-  L(t, "      scf.if %s {", when);
-  L(t, "        %%rel = arith.addi %s, %%cS : index", stage);
-  L(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
-  L(t, "      }");
+  line(t, "      scf.if %s {", when);
+  line(t, "        %%rel = arith.addi %s, %%cS : index", stage);
+  line(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
+  line(t, "      }");
 }
 
 // %pr<acc_count> = %<tot> + %<part> (times %sx<h> and %sw for blockwise), element-wise.
 static void emit_promote(gg_text* t, const nvvm_kernel* k, const char* tot, const char* part) {
-  L(t, "      %%pr0 = llvm.mlir.poison : %s", k->acc_type);
+  line(t, "      %%pr0 = llvm.mlir.poison : %s", k->acc_type);
   for (int i = 0; i < k->acc_count; ++i) {
     int h = (i / 2) % 2;  // accumulator 4 j + 2 h + e sits in row 8 h
-    L(t, "      %%pt%d = llvm.extractvalue %s[%d] : %s", i, tot, i, k->acc_type);
-    L(t, "      %%pp%d = llvm.extractvalue %s[%d] : %s", i, part, i, k->acc_type);
+    line(t, "      %%pt%d = llvm.extractvalue %s[%d] : %s", i, tot, i, k->acc_type);
+    line(t, "      %%pp%d = llvm.extractvalue %s[%d] : %s", i, part, i, k->acc_type);
     if (k->blockwise) {
-      L(t, "      %%ps%d = arith.mulf %%pp%d, %%sx%d : f32", i, i, h);
-      L(t, "      %%pq%d = arith.mulf %%ps%d, %%sw : f32", i, i);
-      L(t, "      %%pn%d = arith.addf %%pt%d, %%pq%d : f32", i, i, i);
+      line(t, "      %%ps%d = arith.mulf %%pp%d, %%sx%d : f32", i, i, h);
+      line(t, "      %%pq%d = arith.mulf %%ps%d, %%sw : f32", i, i);
+      line(t, "      %%pn%d = arith.addf %%pt%d, %%pq%d : f32", i, i, i);
     } else {
-      L(t, "      %%pn%d = arith.addf %%pt%d, %%pp%d : f32", i, i, i);
+      line(t, "      %%pn%d = arith.addf %%pt%d, %%pp%d : f32", i, i, i);
     }
-    L(t, "      %%pr%d = llvm.insertvalue %%pn%d, %%pr%d[%d] : %s", i + 1, i, i, i, k->acc_type);
+    line(t, "      %%pr%d = llvm.insertvalue %%pn%d, %%pr%d[%d] : %s", i + 1, i, i, i, k->acc_type);
   }
 }
 
@@ -331,20 +332,20 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_type(&out_type, mlirValueGetType(out));
   gg_text_type(&sa_type, mlirValueGetType(e_sa));
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
-  L(t, "    %%wi = arith.divui %%t128, %%c32 : index");
-  L(t, "    %%g = arith.divui %%lane, %%c4 : index");
-  L(t, "    %%q = arith.remui %%lane, %%c4 : index");
-  L(t, "    %%rw = arith.muli %%cw, %%c64 : index");
-  L(t, "    %%r16 = arith.muli %%wi, %%c16 : index");
-  L(t, "    %%rA = arith.addi %%rw, %%r16 : index");
-  L(t, "    %%r0 = arith.addi %%rA, %%g : index");
-  L(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
-  L(t, "    %%c2q = arith.muli %%q, %%c2 : index");
+  line(t, "    %%wi = arith.divui %%t128, %%c32 : index");
+  line(t, "    %%g = arith.divui %%lane, %%c4 : index");
+  line(t, "    %%q = arith.remui %%lane, %%c4 : index");
+  line(t, "    %%rw = arith.muli %%cw, %%c64 : index");
+  line(t, "    %%r16 = arith.muli %%wi, %%c16 : index");
+  line(t, "    %%rA = arith.addi %%rw, %%r16 : index");
+  line(t, "    %%r0 = arith.addi %%rA, %%g : index");
+  line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
+  line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   for (int h = 0; h < 2; ++h) {
-    L(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
-    L(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
+    line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
+    line(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
     if (!k->blockwise) {
-      L(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", h, h);
+      line(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", h, h);
       char name[16], index[16];
       snprintf(name, sizeof name, "sa%d", h);
       snprintf(index, sizeof index, "%%sai%d", h);
@@ -355,12 +356,12 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   }
   for (int j = 0; j < k->tn / 8; ++j) {
     for (int e = 0; e < 2; ++e) {
-      L(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
-      L(t, "    %%cok%d_%d = arith.cmpi slt, %%c%d_%d, %%col_limit : index", j, e, j, e);
-      L(t, "    %%ocol%d_%d = arith.addi %%out_col, %%c%d_%d : index", j, e, j, e);
+      line(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
+      line(t, "    %%cok%d_%d = arith.cmpi slt, %%c%d_%d, %%col_limit : index", j, e, j, e);
+      line(t, "    %%ocol%d_%d = arith.addi %%out_col, %%c%d_%d : index", j, e, j, e);
       if (!k->blockwise) {
-        L(t, "    %%sbi%d_%d0 = arith.addi %%e_sb_base, %%e_sb_col : index", j, e);
-        L(t, "    %%sbi%d_%d = arith.addi %%sbi%d_%d0, %%c%d_%d : index", j, e, j, e, j, e);
+        line(t, "    %%sbi%d_%d0 = arith.addi %%e_sb_base, %%e_sb_col : index", j, e);
+        line(t, "    %%sbi%d_%d = arith.addi %%sbi%d_%d0, %%c%d_%d : index", j, e, j, e, j, e);
         char name[32], index[32], ok[32];
         snprintf(name, sizeof name, "sb%d_%d", j, e);
         snprintf(index, sizeof index, "%%sbi%d_%d", j, e);
@@ -371,19 +372,19 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
     for (int h = 0; h < 2; ++h)
       for (int e = 0; e < 2; ++e) {
         int i = 4 * j + 2 * h + e;
-        L(t, "    %%x%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
+        line(t, "    %%x%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
         if (!k->blockwise) {
-          L(t, "    %%xa%d = arith.mulf %%x%d, %%sa%d : f32", i, i, h);
-          L(t, "    %%xs%d = arith.mulf %%xa%d, %%sb%d_%d : f32", i, i, j, e);
-          L(t, "    %%xb%d = arith.truncf %%xs%d : f32 to bf16", i, i);
+          line(t, "    %%xa%d = arith.mulf %%x%d, %%sa%d : f32", i, i, h);
+          line(t, "    %%xs%d = arith.mulf %%xa%d, %%sb%d_%d : f32", i, i, j, e);
+          line(t, "    %%xb%d = arith.truncf %%xs%d : f32 to bf16", i, i);
         } else {
-          L(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
+          line(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
         }
-        L(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, h, j, e);
-        L(t, "    scf.if %%ok%d {", i);
-        L(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, h, j, e,
+        line(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, h, j, e);
+        line(t, "    scf.if %%ok%d {", i);
+        line(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, h, j, e,
           gg_text_str(&out_type));
-        L(t, "    }");
+        line(t, "    }");
       }
   }
   gg_text_free(&out_type);
@@ -394,203 +395,203 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
 static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, const MlirValue* args) {
   bool loads = !mlirOperationIsNull(ops->load_a);
   emit_signature(t, args);
-  L(t, "  %%c0 = arith.constant 0 : index");
-  L(t, "  %%c1 = arith.constant 1 : index");
-  L(t, "  %%c2 = arith.constant 2 : index");
-  L(t, "  %%c4 = arith.constant 4 : index");
-  L(t, "  %%c8 = arith.constant 8 : index");
-  L(t, "  %%c16 = arith.constant 16 : index");
-  L(t, "  %%c32 = arith.constant 32 : index");
-  L(t, "  %%c64 = arith.constant 64 : index");
-  L(t, "  %%c128 = arith.constant 128 : index");
-  L(t, "  %%c128_i32 = arith.constant 128 : i32");
-  L(t, "  %%cS = arith.constant %d : index", k->stages);
-  L(t, "  %%f0 = arith.constant 0.0 : f32");
-  for (int c = 0; c < k->tn; ++c) L(t, "  %%cc%d = arith.constant %d : index", c, c);
-  L(t, "  %%ticks = arith.constant 10000000 : index");
-  L(t, "  %%wg = arith.divui %%tid, %%c128 : index");
-  L(t, "  %%t128 = arith.remui %%tid, %%c128 : index");
-  L(t, "  %%lane = arith.remui %%tid, %%c32 : index");
-  L(t, "  %%lane0 = arith.cmpi eq, %%lane, %%c0 : index");
-  L(t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
-  L(t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
-  L(t, "  %%cw = arith.subi %%wg, %%c1 : index");
+  line(t, "  %%c0 = arith.constant 0 : index");
+  line(t, "  %%c1 = arith.constant 1 : index");
+  line(t, "  %%c2 = arith.constant 2 : index");
+  line(t, "  %%c4 = arith.constant 4 : index");
+  line(t, "  %%c8 = arith.constant 8 : index");
+  line(t, "  %%c16 = arith.constant 16 : index");
+  line(t, "  %%c32 = arith.constant 32 : index");
+  line(t, "  %%c64 = arith.constant 64 : index");
+  line(t, "  %%c128 = arith.constant 128 : index");
+  line(t, "  %%c128_i32 = arith.constant 128 : i32");
+  line(t, "  %%cS = arith.constant %d : index", k->stages);
+  line(t, "  %%f0 = arith.constant 0.0 : f32");
+  for (int c = 0; c < k->tn; ++c) line(t, "  %%cc%d = arith.constant %d : index", c, c);
+  line(t, "  %%ticks = arith.constant 10000000 : index");
+  line(t, "  %%wg = arith.divui %%tid, %%c128 : index");
+  line(t, "  %%t128 = arith.remui %%tid, %%c128 : index");
+  line(t, "  %%lane = arith.remui %%tid, %%c32 : index");
+  line(t, "  %%lane0 = arith.cmpi eq, %%lane, %%c0 : index");
+  line(t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
+  line(t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
+  line(t, "  %%cw = arith.subi %%wg, %%c1 : index");
   // K tiles: from the 128-aligned tile holding k_lo to k_hi.
   if (loads) {
-    L(t, "  %%kq = arith.floordivsi %%k_lo, %%c128 : index");
-    L(t, "  %%kstart = arith.muli %%kq, %%c128 : index");
-    L(t, "  %%kspan0 = arith.subi %%k_hi, %%kstart : index");
-    L(t, "  %%kspan = arith.maxsi %%kspan0, %%c0 : index");
-    L(t, "  %%nk = arith.ceildivsi %%kspan, %%c128 : index");
+    line(t, "  %%kq = arith.floordivsi %%k_lo, %%c128 : index");
+    line(t, "  %%kstart = arith.muli %%kq, %%c128 : index");
+    line(t, "  %%kspan0 = arith.subi %%k_hi, %%kstart : index");
+    line(t, "  %%kspan = arith.maxsi %%kspan0, %%c0 : index");
+    line(t, "  %%nk = arith.ceildivsi %%kspan, %%c128 : index");
   } else {
-    L(t, "  %%nk = arith.constant 0 : index");
+    line(t, "  %%nk = arith.constant 0 : index");
   }
-  L(t, "  %%f0s = llvm.mlir.constant(0.0 : f32) : f32");
-  L(t, "  %%z0 = llvm.mlir.poison : %s", k->acc_type);
+  line(t, "  %%f0s = llvm.mlir.constant(0.0 : f32) : f32");
+  line(t, "  %%z0 = llvm.mlir.poison : %s", k->acc_type);
   for (int i = 0; i < k->acc_count; ++i)
-    L(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
+    line(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
   const char* acc = NULL;
   char acc_name[32];
   snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
   if (loads) {
-    L(t, "  %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
-    L(t, "  %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
-    L(t, "  %%dyn = memref.reinterpret_cast %%dsmem to offset: [0], sizes: [%lld], strides: [1] : "
+    line(t, "  %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
+    line(t, "  %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
+    line(t, "  %%dyn = memref.reinterpret_cast %%dsmem to offset: [0], sizes: [%lld], strides: [1] : "
          "memref<0xi8, " WORKGROUP "> to memref<%lldxi8, " WORKGROUP ">", k->smem, k->smem);
-    L(t, "  %%base = memref.extract_aligned_pointer_as_index %%dyn : memref<%lldxi8, " WORKGROUP "> -> index", k->smem);
-    L(t, "  %%c1023 = arith.constant 1023 : index");
-    L(t, "  %%cm1024 = arith.constant -1024 : index");
-    L(t, "  %%b1 = arith.addi %%base, %%c1023 : index");
-    L(t, "  %%abase = arith.andi %%b1, %%cm1024 : index");
-    L(t, "  %%aoff = arith.subi %%abase, %%base : index");
-    L(t, "  %%cStage = arith.constant %lld : index", k->stage_bytes);
-    L(t, "  %%cAB = arith.constant %lld : index", k->a_bytes);
-    L(t, "  %%bar = nvgpu.mbarrier.create -> !bar");
-    L(t, "  scf.if %%is0 {");
+    line(t, "  %%base = memref.extract_aligned_pointer_as_index %%dyn : memref<%lldxi8, " WORKGROUP "> -> index", k->smem);
+    line(t, "  %%c1023 = arith.constant 1023 : index");
+    line(t, "  %%cm1024 = arith.constant -1024 : index");
+    line(t, "  %%b1 = arith.addi %%base, %%c1023 : index");
+    line(t, "  %%abase = arith.andi %%b1, %%cm1024 : index");
+    line(t, "  %%aoff = arith.subi %%abase, %%base : index");
+    line(t, "  %%cStage = arith.constant %lld : index", k->stage_bytes);
+    line(t, "  %%cAB = arith.constant %lld : index", k->a_bytes);
+    line(t, "  %%bar = nvgpu.mbarrier.create -> !bar");
+    line(t, "  scf.if %%is0 {");
     for (int s = 0; s < k->stages; ++s) {
-      L(t, "    %%sf%d = arith.constant %d : index", s, s);
-      L(t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
-      L(t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
-      L(t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
+      line(t, "    %%sf%d = arith.constant %d : index", s, s);
+      line(t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
+      line(t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
+      line(t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
     }
-    L(t, "    nvvm.fence.mbarrier.init");
-    L(t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
-    L(t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
-    L(t, "  }");
-    L(t, "  gpu.barrier");
+    line(t, "    nvvm.fence.mbarrier.init");
+    line(t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
+    line(t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
+    line(t, "  }");
+    line(t, "  gpu.barrier");
   }
-  L(t, "  scf.if %%isprod {");
-  L(t, "    nvvm.setmaxregister decrease %d", PRODUCER_REGISTERS);
+  line(t, "  scf.if %%isprod {");
+  line(t, "    nvvm.setmaxregister decrease %d", PRODUCER_REGISTERS);
   if (loads) {
-    L(t, "    scf.if %%is0 {");
-    L(t, "      scf.for %%kt = %%c0 to %%nk step %%c1 {");
-    L(t, "        %%s = arith.remui %%kt, %%cS : index");
-    L(t, "        %%r = arith.divui %%kt, %%cS : index");
-    L(t, "        %%again = arith.cmpi uge, %%kt, %%cS : index");
-    L(t, "        scf.if %%again {");
-    L(t, "          %%r1 = arith.subi %%r, %%c1 : index");
-    L(t, "          %%r1i = arith.index_cast %%r1 : index to i64");
-    L(t, "          %%pb = arith.trunci %%r1i : i64 to i1");
-    L(t, "          %%se = arith.addi %%s, %%cS : index");
-    L(t, "          nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
-    L(t, "        }");
-    L(t, "        %%so = arith.muli %%s, %%cStage : index");
-    L(t, "        %%ao = arith.addi %%aoff, %%so : index");
-    L(t, "        %%bo = arith.addi %%ao, %%cAB : index");
-    L(t, "        %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
-    L(t, "        %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
-    L(t, "        nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
-    L(t, "        %%kk = arith.muli %%kt, %%c128 : index");
-    L(t, "        %%k0 = arith.addi %%kstart, %%kk : index");
-    L(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
-    L(t, "        nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
-    L(t, "      }");
-    L(t, "    }");
+    line(t, "    scf.if %%is0 {");
+    line(t, "      scf.for %%kt = %%c0 to %%nk step %%c1 {");
+    line(t, "        %%s = arith.remui %%kt, %%cS : index");
+    line(t, "        %%r = arith.divui %%kt, %%cS : index");
+    line(t, "        %%again = arith.cmpi uge, %%kt, %%cS : index");
+    line(t, "        scf.if %%again {");
+    line(t, "          %%r1 = arith.subi %%r, %%c1 : index");
+    line(t, "          %%r1i = arith.index_cast %%r1 : index to i64");
+    line(t, "          %%pb = arith.trunci %%r1i : i64 to i1");
+    line(t, "          %%se = arith.addi %%s, %%cS : index");
+    line(t, "          nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
+    line(t, "        }");
+    line(t, "        %%so = arith.muli %%s, %%cStage : index");
+    line(t, "        %%ao = arith.addi %%aoff, %%so : index");
+    line(t, "        %%bo = arith.addi %%ao, %%cAB : index");
+    line(t, "        %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
+    line(t, "        %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
+    line(t, "        nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
+    line(t, "        %%kk = arith.muli %%kt, %%c128 : index");
+    line(t, "        %%k0 = arith.addi %%kstart, %%kk : index");
+    line(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
+    line(t, "        nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
+    line(t, "      }");
+    line(t, "    }");
   }
-  L(t, "  } else {");
-  L(t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
+  line(t, "  } else {");
+  line(t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
   if (loads) {
     // Named barrier 1 or 2: the consumer warpgroup's own (0 is the CTA's).
-    L(t, "    %%wg_barrier = arith.index_cast %%wg : index to i32");
-    L(t, "    %%c8192 = arith.constant 8192 : index");
+    line(t, "    %%wg_barrier = arith.index_cast %%wg : index to i32");
+    line(t, "    %%c8192 = arith.constant 8192 : index");
     // Descriptor constants: 128-byte swizzle (1 << 62), SBO 1024 bytes (64 << 32), LBO 1
     // (ignored for swizzled K-major) and the start address >> 4 in the low 14 bits.
-    L(t, "    %%dhi = arith.constant 4611686293305294848 : i64");
-    L(t, "    %%c3ffff = arith.constant 262143 : i64");
-    L(t, "    %%c4i = arith.constant 4 : i64");
-    for (int s = 0; s < 4; ++s) L(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
-    L(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
+    line(t, "    %%dhi = arith.constant 4611686293305294848 : i64");
+    line(t, "    %%c3ffff = arith.constant 262143 : i64");
+    line(t, "    %%c4i = arith.constant 4 : i64");
+    for (int s = 0; s < 4; ++s) line(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
+    line(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
     if (k->fast)
-      L(t, "    %%acc = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
+      line(t, "    %%acc = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
         acc_name, k->acc_type);
     else
-      L(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
+      line(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
         acc_name, acc_name, k->acc_type, k->acc_type);
-    L(t, "      %%s = arith.remui %%kt, %%cS : index");
-    L(t, "      %%r = arith.divui %%kt, %%cS : index");
-    L(t, "      %%ri = arith.index_cast %%r : index to i64");
-    L(t, "      %%ph = arith.trunci %%ri : i64 to i1");
-    L(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
-    L(t, "      %%kk = arith.muli %%kt, %%c128 : index");
-    L(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
-    L(t, "      %%so = arith.muli %%s, %%cStage : index");
-    L(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
+    line(t, "      %%s = arith.remui %%kt, %%cS : index");
+    line(t, "      %%r = arith.divui %%kt, %%cS : index");
+    line(t, "      %%ri = arith.index_cast %%r : index to i64");
+    line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
+    line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
+    line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
+    line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+    line(t, "      %%so = arith.muli %%s, %%cStage : index");
+    line(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
     if (ops->mask_k) emit_k_mask(t, k);
-    L(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
-    L(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
-    L(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
-    L(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
-    L(t, "      %%bai = arith.index_cast %%baddr : index to i64");
-    L(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
-    L(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
-    L(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
-    L(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
-    L(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
-    L(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
+    line(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
+    line(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
+    line(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
+    line(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
+    line(t, "      %%bai = arith.index_cast %%baddr : index to i64");
+    line(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
+    line(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
+    line(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
+    line(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
+    line(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
+    line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
     if (k->fast) {
       emit_wgmma(t, k, "%acc_in", "%acc_out", "one");
-      L(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
+      line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
       // The previous tile's wgmma is done: its stage goes back to the producer.
-      L(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
-      L(t, "      %%kp = arith.subi %%kt, %%c1 : index");
-      L(t, "      %%sp = arith.remui %%kp, %%cS : index");
-      L(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+      line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
+      line(t, "      %%kp = arith.subi %%kt, %%c1 : index");
+      line(t, "      %%sp = arith.remui %%kp, %%cS : index");
+      line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
       emit_release(t, "%release", "%sp");
-      L(t, "      scf.yield %%acc_out : %s", k->acc_type);
-      L(t, "    }");
-      L(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
+      line(t, "      scf.yield %%acc_out : %s", k->acc_type);
+      line(t, "    }");
+      line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
       acc = "%acc";
     } else {
       emit_wgmma(t, k, "%part_in", "%part", "zero");
-      L(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
+      line(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
       emit_release(t, "%lane0", "%s");
       if (k->blockwise) {
         // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
         // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it).
-        L(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
-        L(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
-        L(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
-        L(t, "      %%wi_s = arith.divui %%t128, %%c32 : index");
-        L(t, "      %%g_s = arith.divui %%lane, %%c4 : index");
-        L(t, "      %%rw_s = arith.muli %%cw, %%c64 : index");
-        L(t, "      %%r16_s = arith.muli %%wi_s, %%c16 : index");
-        L(t, "      %%rA_s = arith.addi %%rw_s, %%r16_s : index");
-        L(t, "      %%rs0 = arith.addi %%rA_s, %%g_s : index");
-        L(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
-        L(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
+        line(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
+        line(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
+        line(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
+        line(t, "      %%wi_s = arith.divui %%t128, %%c32 : index");
+        line(t, "      %%g_s = arith.divui %%lane, %%c4 : index");
+        line(t, "      %%rw_s = arith.muli %%cw, %%c64 : index");
+        line(t, "      %%r16_s = arith.muli %%wi_s, %%c16 : index");
+        line(t, "      %%rA_s = arith.addi %%rw_s, %%r16_s : index");
+        line(t, "      %%rs0 = arith.addi %%rA_s, %%g_s : index");
+        line(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
+        line(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
         for (int h = 0; h < 2; ++h) {
           // Rows past the group read the tile's last row instead (never out of bounds);
           // the epilogue drops them.
-          L(t, "      %%rc%d = arith.minsi %%rs%d, %%last_row : index", h, h);
-          L(t, "      %%sxi%d0 = arith.addi %%s_sa_row, %%rc%d : index", h, h);
-          L(t, "      %%sxi%d = arith.addi %%sxi%d0, %%sak : index", h, h);
+          line(t, "      %%rc%d = arith.minsi %%rs%d, %%last_row : index", h, h);
+          line(t, "      %%sxi%d0 = arith.addi %%s_sa_row, %%rc%d : index", h, h);
+          line(t, "      %%sxi%d = arith.addi %%sxi%d0, %%sak : index", h, h);
           gg_text sa_type;
           gg_text_init(&sa_type);
           gg_text_type(&sa_type, mlirValueGetType(args[ARG_S_SA]));
-          L(t, "      %%sx%d = memref.load %%s_sa[%%sxi%d] : %s", h, h, gg_text_str(&sa_type));
+          line(t, "      %%sx%d = memref.load %%s_sa[%%sxi%d] : %s", h, h, gg_text_str(&sa_type));
           gg_text_free(&sa_type);
         }
-        L(t, "      %%swc = arith.divsi %%s_sb_col, %%c128 : index");
-        L(t, "      %%swi0 = arith.addi %%s_sb_base, %%sbk : index");
-        L(t, "      %%swi = arith.addi %%swi0, %%swc : index");
+        line(t, "      %%swc = arith.divsi %%s_sb_col, %%c128 : index");
+        line(t, "      %%swi0 = arith.addi %%s_sb_base, %%sbk : index");
+        line(t, "      %%swi = arith.addi %%swi0, %%swc : index");
         gg_text sb_type;
         gg_text_init(&sb_type);
         gg_text_type(&sb_type, mlirValueGetType(args[ARG_S_SB]));
-        L(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
+        line(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
         gg_text_free(&sb_type);
       }
       emit_promote(t, k, "%tot_in", "%part");
-      L(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
-      L(t, "    }");
+      line(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
+      line(t, "    }");
       acc = "%accs#0";
     }
   } else {
     acc = acc_name;
   }
   emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB]);
-  L(t, "  }");
-  L(t, "  return");
-  L(t, "}");
+  line(t, "  }");
+  line(t, "  return");
+  line(t, "}");
 }
 
 // Spells out the type aliases the templates use (a parsed op cannot define aliases).

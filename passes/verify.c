@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "dialect/dialect.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"

@@ -50,6 +50,7 @@ enum {
   TENSOR_MAP_SWIZZLE_128B = 3,
   TENSOR_MAP_L2_256B = 3,
   TENSOR_MAP_OOB_FILL_ZERO = 0,
+  LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 };
 
 #define GG_CUDA_FUNCTIONS(X)                                                                 \
@@ -248,6 +249,16 @@ gg_status gg_cuda_stream_synchronize(gg_cuda_device* device, void* stream) {
 // ---------------------------------------------------------------------------------------
 // Kernels.
 
+// Encoded tensor maps, by what they were encoded from: a serving loop launches on the
+// same weights and buffers again and again.
+#define MAP_CACHE_SIZE 16
+
+typedef struct cached_map {
+  int used;
+  gg_cuda_tensor_map_args args;
+  CUtensorMap map;
+} cached_map;
+
 struct gg_cuda_kernel {
   gg_cuda_device* device;
   CUmodule module;
@@ -255,6 +266,10 @@ struct gg_cuda_kernel {
   gg_op_desc desc;
   int registers;
   int64_t dynamic_shared;
+  unsigned cluster[3];  // cluster dimensions (1 x 1 x 1: none); the launch attribute when > 1
+  pthread_mutex_t maps_mutex;
+  cached_map maps[MAP_CACHE_SIZE];
+  unsigned next_map;  // the slot the next miss replaces
 };
 
 gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t size,
@@ -279,6 +294,8 @@ gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t
   kernel->device = device;
   kernel->desc = d;
   kernel->dynamic_shared = gg_sm90_dynamic_shared_bytes(&d);
+  kernel->cluster[0] = kernel->cluster[1] = kernel->cluster[2] = 1;
+  pthread_mutex_init(&kernel->maps_mutex, NULL);
   gg_status status = push(device);
   if (status) {
     free(kernel);
@@ -309,6 +326,7 @@ gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t
   if (status && kernel->module) api.cuModuleUnload(kernel->module);
   pop();
   if (status) {
+    pthread_mutex_destroy(&kernel->maps_mutex);
     free(kernel);
     return status;
   }
@@ -322,6 +340,7 @@ void gg_cuda_kernel_destroy(gg_cuda_kernel* kernel) {
     api.cuModuleUnload(kernel->module);
     pop();
   }
+  pthread_mutex_destroy(&kernel->maps_mutex);
   free(kernel);
 }
 
@@ -372,6 +391,33 @@ static gg_status encode(const gg_cuda_tensor_map_args* a, CUtensorMap* map) {
   return GG_OK;
 }
 
+static int same_map(const gg_cuda_tensor_map_args* a, const gg_cuda_tensor_map_args* b) {
+  return a->address == b->address && a->dims[0] == b->dims[0] && a->dims[1] == b->dims[1] &&
+         a->stride == b->stride && a->box[0] == b->box[0] && a->box[1] == b->box[1];
+}
+
+// The map for `a`: from the kernel's cache, else encoded (the context must be current)
+// and kept, replacing the oldest entry.
+static gg_status tensor_map(gg_cuda_kernel* kernel, const gg_cuda_tensor_map_args* a,
+                            CUtensorMap* map) {
+  pthread_mutex_lock(&kernel->maps_mutex);
+  for (int i = 0; i < MAP_CACHE_SIZE; ++i)
+    if (kernel->maps[i].used && same_map(&kernel->maps[i].args, a)) {
+      *map = kernel->maps[i].map;
+      pthread_mutex_unlock(&kernel->maps_mutex);
+      return GG_OK;
+    }
+  pthread_mutex_unlock(&kernel->maps_mutex);
+  GG_RETURN_IF_ERROR(encode(a, map));
+  pthread_mutex_lock(&kernel->maps_mutex);
+  cached_map* slot = &kernel->maps[kernel->next_map++ % MAP_CACHE_SIZE];
+  slot->used = 1;
+  slot->args = *a;
+  slot->map = *map;
+  pthread_mutex_unlock(&kernel->maps_mutex);
+  return GG_OK;
+}
+
 gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
                                 void* const buffers[GG_OPERAND_COUNT], int64_t m, int zeroing,
                                 void* stream) {
@@ -398,7 +444,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   }
   GG_RETURN_IF_ERROR(push(kernel->device));  // the encoder wants a current context too
   gg_status status = GG_OK;
-  for (int i = 0; plan.launch && i < 2 && !status; ++i) status = encode(&args[i], &maps[i]);
+  for (int i = 0; plan.launch && i < 2 && !status; ++i)
+    status = tensor_map(kernel, &args[i], &maps[i]);
   CUresult r = CUDA_SUCCESS;
   if (!status && plan.zero_output) {
     gg_operand_shape out = gg_operand_shape_of(&d, GG_OPERAND_OUT, m);
@@ -422,6 +469,14 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
     config.block_y = config.block_z = 1;
     config.shared_bytes = (unsigned)kernel->dynamic_shared;
     config.stream = (CUstream)stream;
+    CUlaunchAttribute cluster;
+    if (kernel->cluster[0] * kernel->cluster[1] * kernel->cluster[2] > 1) {
+      memset(&cluster, 0, sizeof cluster);
+      cluster.id = LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      memcpy(cluster.value, kernel->cluster, sizeof kernel->cluster);
+      config.attrs = &cluster;
+      config.attr_count = 1;
+    }
     if ((r = api.cuLaunchKernelEx(&config, kernel->function, params, NULL)))
       status = driver_error(r, "cuLaunchKernelEx");
   }

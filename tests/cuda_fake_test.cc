@@ -44,6 +44,7 @@ struct Fake {
   void (*fail)(const char*, int);
   int (*launches)();
   int (*memsets)();
+  int (*encodes)();
   void* (*last_memset_stream)();
   size_t (*last_memset_bytes)();
   int (*synchronizes)();
@@ -75,6 +76,7 @@ class FakeCudaEnvironment : public ::testing::Environment {
     Bind(library, "test_fail", &fake.fail);
     Bind(library, "test_launches", &fake.launches);
     Bind(library, "test_memsets", &fake.memsets);
+    Bind(library, "test_encodes", &fake.encodes);
     Bind(library, "test_last_memset_stream", &fake.last_memset_stream);
     Bind(library, "test_last_memset_bytes", &fake.last_memset_bytes);
     Bind(library, "test_synchronizes", &fake.synchronizes);
@@ -235,6 +237,17 @@ TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
       ASSERT_EQ(size_t(r->param_count), 2 + count);
       for (size_t i = 0; i < count; ++i) EXPECT_EQ(U64(r, int(2 + i)), values[i]) << "field " << i;
       EXPECT_EQ(U64(r, 2), uint64_t(uintptr_t(buffers.pointers[GG_OPERAND_A])));
+      // The maps are kept: launching on the same tensors again encodes nothing; other
+      // tensors are encoded and get their own maps.
+      int encodes = fake.encodes();
+      ASSERT_EQ(gg_cuda_kernel_launch(kernel, &d, buffers.pointers, m, 0, stream), GG_OK);
+      EXPECT_EQ(fake.encodes(), encodes);
+      EXPECT_EQ(memcmp(fake.launch(0)->params[0], fake.launch(1)->params[0], 128), 0);
+      DeviceBuffers other(device, d, m);
+      ASSERT_EQ(gg_cuda_kernel_launch(kernel, &d, other.pointers, m, 0, stream), GG_OK);
+      EXPECT_EQ(fake.encodes(), encodes + 2);
+      EXPECT_EQ(MapOf(fake.launch(0), 0).address, other.pointers[GG_OPERAND_A]);
+      EXPECT_EQ(MapOf(fake.launch(0), 1).address, other.pointers[GG_OPERAND_B]);
     }
     gg_cuda_kernel_destroy(kernel);
     gg_cuda_device_close(device);

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "compiler/compile.h"
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "sim/sim.h"
 #include "tests/reference/problem.h"
 #include "tests/support/shapes.h"

@@ -86,7 +86,9 @@ int gg_cli_parse(int argc, char** argv, cli* c) {
 static int command_run(cli* c) {
   int sim = !strcmp(c->f.target, "sim");
   gg_check_backend backend = sim ? GG_CHECK_SIM : c->f.api ? GG_CHECK_API : GG_CHECK_HOST;
-  if (strcmp(c->f.target, "host") != 0 && !sim) {
+  if (!strcmp(c->f.target, "sm_90a")) {
+    backend = GG_CHECK_GPU;  // CUDA device 0, through the library (refused unless Hopper)
+  } else if (strcmp(c->f.target, "host") != 0 && !sim) {
     // An AMD GPU through HSA: gfx942 or gfx950 must be the GPU present; hsa takes any.
     gg_target gpu;
     gg_status status = gg_check_gpu_target(&gpu);
@@ -129,7 +131,7 @@ static double now_ms(void) {
 static int print_stats(const cli* c, double compile_ms) {
   gg_text stats;
   gg_text_init(&stats);
-  gg_status status = gg_target_backend_of(c->f.desc.target)->stats(&c->f.desc, &stats);
+  gg_status status = gg_compile_stats(&c->f.desc, &stats);
   if (status) {
     gg_text_free(&stats);
     return status_exit(status);

@@ -1,8 +1,9 @@
 #!/bin/sh
-# The main job: compile the grouped-GEMM family for gfx942 and gfx950 (code object figures),
-# run every operator on the host CPU and in sim (the AMD kernels executed on the CPU), call
-# the public C API as a library would (the examples, a serving loop), and run on an AMD GPU
-# when HSA finds one. Every run is checked against the C reference.
+# The main job: compile the grouped-GEMM family for gfx942 and gfx950 (code object figures)
+# and for sm_90a (PTX and cubin figures), run every operator on the host CPU and in sim (the
+# AMD kernels executed on the CPU), call the public C API as a library would (the examples,
+# a serving loop), and run on an AMD GPU when HSA finds one and on an NVIDIA Hopper GPU when
+# the CUDA driver finds one. Every run is checked against the C reference.
 set -eu
 cd "$(dirname "$0")/.."
 GG=bazel-bin/tools/gg
@@ -45,6 +46,25 @@ for chip in gfx942 gfx950; do
     stats=$("$GG" compile $args --b preshuffled --target "$chip" -o /dev/null --stats 2>&1) ||
       echo "compile $chip $name preshuffled" >>"$FAILED"
     printf '  %-6s %-8s %-9s %s\n' "$chip" "$name" "preshuf" "$stats"
+  done
+done
+
+echo "== sm_90a (NVIDIA Hopper): PTX through LLVM's NVPTX backend, cubin through ptxas"
+# The figures come from ptxas (the CUDA toolkit); without it the kernels are PTX only.
+if [ -n "${GG_PTXAS:-}" ] || [ -x /usr/local/cuda/bin/ptxas ] || command -v ptxas >/dev/null; then
+  SM90_STATS="-o /dev/null --stats"
+else
+  echo "  (no ptxas: PTX sizes only)"
+  SM90_STATS="--emit ptx"
+fi
+echo "$OPS" | while IFS=: read -r name args; do
+  for mode in "rowwise promoted" "rowwise fast" "blockwise promoted"; do
+    set -- $mode
+    # shellcheck disable=SC2086
+    stats=$("$GG" compile $args --scaling "$1" --accum "$2" --target sm_90a $SM90_STATS 2>&1) ||
+      echo "compile sm_90a $name $mode" >>"$FAILED"
+    [ "$SM90_STATS" = "--emit ptx" ] && stats="ptx_bytes=$(printf '%s' "$stats" | wc -c)"
+    printf '  %-8s %-18s %s\n' "$name" "$mode" "$stats"
   done
 done
 
@@ -91,8 +111,11 @@ trap 'rm -f "$FAILED"; rm -rf "$BUNDLES"' EXIT
   done
   echo "$PRESHUFFLE" | while IFS=: read -r name args; do echo "$args --b preshuffled"; done
 } >"$BUNDLES/demo.txt"
-for target in host gfx942 gfx950; do
-  out=$("$GG" bundle --target "$target" -o "$BUNDLES/demo-$target.ggb" --list "$BUNDLES/demo.txt" 2>&1) ||
+grep -v preshuffled "$BUNDLES/demo.txt" >"$BUNDLES/demo-plain.txt"  # sm_90a reads plain B
+for target in host gfx942 gfx950 sm_90a; do
+  list="$BUNDLES/demo.txt"
+  [ "$target" = sm_90a ] && list="$BUNDLES/demo-plain.txt"
+  out=$("$GG" bundle --target "$target" -o "$BUNDLES/demo-$target.ggb" --list "$list" 2>&1) ||
     echo "bundle $target" >>"$FAILED"
   echo "  $out"
 done
@@ -101,15 +124,17 @@ out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-host.ggb" --list --data 
   echo "gg-launch host" >>"$FAILED"
 echo "$out" | grep -E '^(#|PASS|FAIL|error)' | paste - - | sed 's/ checksum=.*//' |
   awk -F'\t' '{ printf "  %-100s %s\n", substr($1, 3), $2 }'
-set +e
-out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-gfx950.ggb" --list --data exact 2>&1)
-code=$?
-set -e
-case $code in
-  0) echo "$out" | grep -cE '^PASS' | sed 's/^/  gfx950 on the GPU: PASS x /' ;;
-  3) echo "  gfx950 bundle: not run: $(echo "$out" | grep '^error' | head -n 1 | sed 's/^error: //')" ;;
-  *) echo "$out" | tail -n 3; echo "gg-launch gfx950" >>"$FAILED" ;;
-esac
+for target in gfx950 sm_90a; do
+  set +e
+  out=$(bazel-bin/tools/gg-launch --bundle "$BUNDLES/demo-$target.ggb" --list --data exact 2>&1)
+  code=$?
+  set -e
+  case $code in
+    0) echo "$out" | grep -cE '^PASS' | sed "s/^/  $target on the GPU: PASS x /" ;;
+    3) echo "  $target bundle: not run: $(echo "$out" | grep '^error' | head -n 1 | sed 's/^error: //')" ;;
+    *) echo "$out" | tail -n 3; echo "gg-launch $target" >>"$FAILED" ;;
+  esac
+done
 
 echo "== AMD GPU through HSA"
 if probe=$("$GG" run --op stacked --groups 0,1,130,64 --N 256 --K 512 --target hsa 2>&1); then
@@ -130,6 +155,24 @@ elif [ $? -eq 3 ]; then
 else
   echo "  $probe"
   echo "GPU probe" >>"$FAILED"
+fi
+
+echo "== NVIDIA GPU through the CUDA driver"
+if probe=$("$GG" run --op stacked --groups 0,1,130,64 --N 256 --K 512 --target sm_90a 2>&1); then
+  echo "$OPS" | while IFS=: read -r name args; do
+    for mode in "rowwise promoted" "rowwise fast" "blockwise promoted"; do
+      set -- $mode
+      case "$name:$1" in mm-3d2d:blockwise) continue ;; esac
+      # shellcheck disable=SC2086
+      run "$name $mode" $args --scaling "$1" --accum "$2" --target sm_90a --data exact
+    done
+  done
+elif [ $? -eq 3 ]; then
+  echo "  not run: $(echo "$probe" | tail -n 1 | sed 's/^error: //')"
+  echo "  (tools/hopper/check.sh runs the sm_90a kernels on an H200: docs/nvidia.md)"
+else
+  echo "  $probe"
+  echo "NVIDIA GPU probe" >>"$FAILED"
 fi
 
 if [ -s "$FAILED" ]; then

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/context.h"
-#include "compiler/diagnostics.h"
-#include "compiler/ir.h"
+#include "ir/context.h"
+#include "ir/diagnostics.h"
+#include "ir/ir.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "passes/pass.h"

@@ -172,8 +172,8 @@ typedef enum gg_artifact {
   GG_ARTIFACT_MLIR_TARGET,    // after gg-to-host or gg-to-amdgpu
   GG_ARTIFACT_MLIR_LLVM,      // in the LLVM (and ROCDL) dialects
   GG_ARTIFACT_LLVM_IR,        // LLVM IR text
-  GG_ARTIFACT_ISA,            // AMD assembly
-  GG_ARTIFACT_HSACO,          // the HSA code object (ELF)
+  GG_ARTIFACT_ISA,            // the target's assembly: AMD ISA, or PTX for sm_90a
+  GG_ARTIFACT_HSACO,          // the binary: the HSA code object, or a cubin for sm_90a (ELF)
   GG_ARTIFACT_HOST_LIBRARY,   // the host kernel as a shared object (ELF)
   GG_ARTIFACT_COUNT
 } gg_artifact;

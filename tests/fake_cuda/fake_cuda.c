@@ -53,7 +53,7 @@ static struct {
   int param_count;  // how many parameters the kernel under test takes
   char fail_function[64];
   CUresult fail_code;
-  int launches, memsets, synchronizes, live_allocations, modules;
+  int launches, memsets, synchronizes, live_allocations, modules, encodes;
   void* last_memset_stream;
   size_t last_memset_bytes;
   int max_dynamic_shared;
@@ -110,6 +110,7 @@ EXPORT void test_fail(const char* function, int code) {
 }
 EXPORT int test_launches(void) { return fake.launches; }
 EXPORT int test_memsets(void) { return fake.memsets; }
+EXPORT int test_encodes(void) { return fake.encodes; }
 EXPORT void* test_last_memset_stream(void) { return fake.last_memset_stream; }
 EXPORT size_t test_last_memset_bytes(void) { return fake.last_memset_bytes; }
 EXPORT int test_synchronizes(void) { return fake.synchronizes; }
@@ -452,5 +453,6 @@ EXPORT CUresult cuTensorMapEncodeTiled(void* map, int data_type, uint32_t rank, 
   _Static_assert(sizeof t <= 128, "a tensor map is 128 bytes");
   memset(map, 0, 128);
   memcpy(map, &t, sizeof t);
+  fake.encodes++;
   return OK;
 }

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "compiler/compile.h"
-#include "compiler/context.h"
-#include "compiler/diagnostics.h"
-#include "compiler/ir.h"
+#include "ir/context.h"
+#include "ir/diagnostics.h"
+#include "ir/ir.h"
 #include "mlir-c/Pass.h"
 #include "passes/pass.h"
 #include "tests/fuzz/fuzz.h"

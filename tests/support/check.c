@@ -68,7 +68,7 @@ static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend,
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "the API backend runs host kernels; the GPU backend AMD kernels");
     GG_RETURN_IF_ERROR(api_context(&k->api));
-    if (backend == GG_CHECK_GPU) {
+    if (backend == GG_CHECK_GPU && desc->target != GG_TARGET_SM90A) {  // CUDA checks at launch
       gg_target gpu;
       GG_RETURN_IF_ERROR(gg_context_gpu_target(k->api, &gpu));
       if (gpu != desc->target)
@@ -92,7 +92,9 @@ static gg_status kernel_run(void* user, const gg_problem* p, gg_check_result* re
     return gg_host_kernel_run(k->host, p->buffers, p->m, p->zeroing);
   if (k->backend == GG_CHECK_API || k->backend == GG_CHECK_GPU) {
     gg_verify_api api = {k->api, k->api_kernel, 0, NULL};
-    return gg_verify_api_launch(&api, p, result);
+    gg_status status = gg_verify_api_launch(&api, p, result);
+    gg_verify_api_free(&api);
+    return status;
   }
   gg_sim_stats stats;
   gg_status status = gg_sim_run(mlirModuleGetOperation(k->module), &p->desc, p->buffers, p->m,

@@ -1,7 +1,7 @@
 // Small helpers over the MLIR C API that every pass uses: growable text, attribute
 // access, op collection, value maps, and text templates inlined in place of an op.
-#ifndef GG_COMPILER_IR_H_
-#define GG_COMPILER_IR_H_
+#ifndef GG_IR_IR_H_
+#define GG_IR_IR_H_
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -94,4 +94,4 @@ MlirOperation gg_entry_first_op(MlirOperation func);
 }
 #endif
 
-#endif  // GG_COMPILER_IR_H_
+#endif  // GG_IR_IR_H_

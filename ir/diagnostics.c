@@ -1,5 +1,5 @@
 // Diagnostic capture and formatting.
-#include "compiler/diagnostics.h"
+#include "ir/diagnostics.h"
 
 #include <string.h>
 

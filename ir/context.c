@@ -1,5 +1,5 @@
 // Context creation.
-#include "compiler/context.h"
+#include "ir/context.h"
 
 #include <pthread.h>
 

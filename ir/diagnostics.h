@@ -1,11 +1,11 @@
 // Collects MLIR diagnostics as "file:line:col: severity: message" lines, optionally
 // echoing them to a stream as they arrive (gg-opt) or keeping them for a status (library).
-#ifndef GG_COMPILER_DIAGNOSTICS_H_
-#define GG_COMPILER_DIAGNOSTICS_H_
+#ifndef GG_IR_DIAGNOSTICS_H_
+#define GG_IR_DIAGNOSTICS_H_
 
 #include <stdio.h>
 
-#include "compiler/ir.h"
+#include "ir/ir.h"
 #include "mlir-c/Diagnostics.h"
 
 #ifdef __cplusplus
@@ -32,4 +32,4 @@ void gg_format_location(gg_text* text, MlirLocation loc);
 }
 #endif
 
-#endif  // GG_COMPILER_DIAGNOSTICS_H_
+#endif  // GG_IR_DIAGNOSTICS_H_

@@ -1,7 +1,7 @@
 // MLIR contexts set up for gg: every upstream dialect registered, LLVM translations,
 // upstream passes registered once per process, and the gg dialect loaded.
-#ifndef GG_COMPILER_CONTEXT_H_
-#define GG_COMPILER_CONTEXT_H_
+#ifndef GG_IR_CONTEXT_H_
+#define GG_IR_CONTEXT_H_
 
 #include "mlir-c/IR.h"
 
@@ -16,4 +16,4 @@ MlirContext gg_mlir_context_create(void);
 }
 #endif
 
-#endif  // GG_COMPILER_CONTEXT_H_
+#endif  // GG_IR_CONTEXT_H_

@@ -1,5 +1,5 @@
 // MLIR C API helpers shared by the dialect, the passes and the drivers.
-#include "compiler/ir.h"
+#include "ir/ir.h"
 
 #include <stdarg.h>
 #include <stdio.h>
