@@ -31,7 +31,14 @@ gg_status gg_emit(const gg_op_desc* desc, gg_artifact artifact, gg_bytes* out) {
   gg_text text;
   gg_text_init(&text);
   gg_status status;
-  if (artifact != GG_ARTIFACT_HOST_LIBRARY)
+  const gg_target_backend* backend = gg_target_backend_of(desc->target);
+  int machine_code_artifact = artifact == GG_ARTIFACT_ISA || artifact == GG_ARTIFACT_HSACO;
+  if (machine_code_artifact && backend && !backend->machine_code)
+    status = gg_status_make(GG_STATUS_UNIMPLEMENTED,
+                            "the %s target has no %s artifact: its kernels are JIT-compiled "
+                            "(emit LLVM IR for the code, or the host library)",
+                            gg_target_name(desc->target), gg_stage_name(stages[artifact]));
+  else if (artifact != GG_ARTIFACT_HOST_LIBRARY)
     status = gg_compile_emit(desc, stages[artifact], &text);
   else if (desc->target != GG_TARGET_HOST)
     status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,

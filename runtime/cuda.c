@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +18,22 @@ typedef void* CUmodule;
 typedef void* CUfunction;
 typedef void* CUstream;
 typedef unsigned long long CUdeviceptr;
+// 128 bytes the driver wants 64-byte aligned. Not declared with alignas: stacks and heaps
+// need not honour it (ASan's fake stacks do not), so gg aligns the storage itself
+// (aligned_map).
 typedef struct CUtensorMap {
-  alignas(64) uint64_t opaque[16];
+  uint64_t opaque[16];
 } CUtensorMap;
+
+// Room for one map at a 64-byte boundary.
+typedef struct map_storage {
+  unsigned char bytes[sizeof(CUtensorMap) + 64];
+} map_storage;
+
+static CUtensorMap* aligned_map(map_storage* storage) {
+  uintptr_t p = ((uintptr_t)storage->bytes + 63) & ~(uintptr_t)63;
+  return (CUtensorMap*)p;
+}
 typedef struct CUlaunchAttribute {
   int id;
   char pad[4];
@@ -434,7 +446,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
                           "65535 x 65535): split it",
                           (long long)grid[0], (long long)grid[1], (long long)grid[2]);
   // Everything that can be refused is checked before the first byte is written.
-  CUtensorMap maps[2];
+  map_storage storage[2];
+  CUtensorMap* maps[2] = {aligned_map(&storage[0]), aligned_map(&storage[1])};
   uint64_t values[GG_MAX_OPERAND_ARGS];
   size_t count = 0;
   gg_cuda_tensor_map_args args[2];
@@ -445,7 +458,7 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   GG_RETURN_IF_ERROR(push(kernel->device));  // the encoder wants a current context too
   gg_status status = GG_OK;
   for (int i = 0; plan.launch && i < 2 && !status; ++i)
-    status = tensor_map(kernel, &args[i], &maps[i]);
+    status = tensor_map(kernel, &args[i], maps[i]);
   CUresult r = CUDA_SUCCESS;
   if (!status && plan.zero_output) {
     gg_operand_shape out = gg_operand_shape_of(&d, GG_OPERAND_OUT, m);
@@ -457,8 +470,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   if (!status && plan.launch) {
     // Parameters: the tensor maps by value, then each operand's memref fields.
     void* params[2 + GG_MAX_OPERAND_ARGS];
-    params[0] = &maps[0];
-    params[1] = &maps[1];
+    params[0] = maps[0];
+    params[1] = maps[1];
     for (size_t i = 0; i < count; ++i) params[2 + i] = &values[i];
     CUlaunchConfig config;
     memset(&config, 0, sizeof config);
