@@ -409,4 +409,59 @@ TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
+// Deployment: sm_90a kernels bundled ahead of time load from the bundle (no compile) and
+// launch on the driver; the bundle records the launch metadata (384 threads, the ring's
+// shared memory, two 128-byte maps and the memref fields).
+TEST(FakeCuda, BundledKernelsLaunchWithoutCompiling) {
+  gg_op_desc d = Desc(GG_LAYOUT_BATCHED);
+  std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                     "/sm90a.ggb";
+  const char* flags[1] = {"--op mm --ranks 3d3d --groups 1*3 --N 256 --K 512 --target sm_90a"};
+  gg_status status = gg_bundle_write(path.c_str(), &d, flags, 1, 1);
+  ASSERT_EQ(status, GG_OK) << Message(status);
+  Configure(d);
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  options.gpu = -1;
+  const char* bundles[1] = {path.c_str()};
+  options.bundles = bundles;
+  options.bundle_count = 1;
+  gg_context* context;
+  status = gg_context_create(&options, &context);
+  ASSERT_EQ(status, GG_OK) << Message(status);
+  gg_bundle_kernel_info info;
+  ASSERT_EQ(gg_context_bundle_kernel(context, 0, &info), GG_OK);
+  EXPECT_EQ(info.desc.target, GG_TARGET_SM90A);
+  gg_kernel* kernel;
+  ASSERT_EQ(gg_kernel_get(context, &d, &kernel), GG_OK);
+  gg_cuda_device* device;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  {
+    const int64_t m = 70;
+    DeviceBuffers buffers(device, d, m);
+    gg_problem_spec spec = {};
+    spec.desc = d;
+    int64_t slabs[3] = {m, m, m};
+    spec.extents = slabs;
+    spec.m = m;
+    gg_problem* p;
+    ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
+    gg_dl_operands operands;
+    gg_dl_wrap(p, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
+    int launches = fake.launches();
+    status = gg_kernel_launch(context, kernel, operands.pointers, 0);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launches(), launches + 1);
+    EXPECT_EQ(fake.launch(0)->shared, unsigned(gg_sm90_dynamic_shared_bytes(&d)));
+    gg_problem_destroy(p);
+  }
+  gg_cache_stats stats;
+  gg_context_cache_stats(context, &stats);
+  EXPECT_EQ(stats.bundle_hits, 1u);
+  EXPECT_EQ(stats.compiles, 0u);
+  gg_cuda_device_close(device);
+  gg_context_destroy(context);
+}
+
 }  // namespace
