@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "api/disk_cache.h"
+#include "runtime/clock.h"
 #include "api/internal.h"
 #include "compiler/compile.h"
 #include "compiler/host_library.h"
@@ -102,11 +102,6 @@ static char* cache_key(const gg_op_desc* desc, const char* descriptor) {
 // ---------------------------------------------------------------------------------------
 // Building one kernel (outside the context's lock).
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 // Installs the bytes of an artifact (a text that may have failed to grow).
 static gg_status install(gg_kernel* kernel, const gg_text* bytes) {
@@ -152,11 +147,11 @@ gg_status gg_api_build(gg_context* context, gg_kernel* kernel, gg_kernel_source*
       gg_text_clear(&bytes);
     }
   }
-  double start = now_ms();
+  double start = gg_now_ms();
   status = gg_compile_artifact(&kernel->desc, &bytes);
   if (!status) {
     gg_log(context, GG_LOG_INFO, "compiled %s for %s in %.0f ms", kernel->name,
-           gg_target_name(kernel->desc.target), now_ms() - start);
+           gg_target_name(kernel->desc.target), gg_now_ms() - start);
     if (cache_dir) {
       gg_status stored = gg_disk_cache_store(cache_dir, key, bytes.data, bytes.length);
       if (stored) gg_log(context, GG_LOG_INFO, "cache: %s", gg_status_message(stored));

@@ -9,28 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gg/gg.h"
+#include "runtime/clock.h"
 #include "tests/reference/problem.h"
 #include "tests/support/verify.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_doubles);
-  return v[n / 2];
-}
 
 static int fail(gg_status status, const char* what) {
   fprintf(stderr, "bench: %s: %s\n", what, gg_status_message(status));
@@ -56,9 +43,9 @@ static long long file_bytes(const char* path) {
 }
 
 static int bundle(const char* path, const gg_op_desc* descs, int count, int threads, double* ms) {
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_status status = gg_bundle_write(path, descs, NULL, (size_t)count, threads);
-  *ms = now_ms() - start;
+  *ms = gg_now_ms() - start;
   return status ? fail(status, "gg_bundle_write") : 0;
 }
 
@@ -86,10 +73,10 @@ static int launch(gg_context* context, const gg_op_desc* desc, double* ms) {
   gg_status status = gg_problem_create(&spec, &p);
   free(groups);
   if (status) return fail(status, "problem");
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_kernel* kernel = NULL;
   status = gg_kernel_get(context, &p->desc, &kernel);
-  double get_ms = now_ms() - start;
+  double get_ms = gg_now_ms() - start;
   gg_verify_api api = {context, kernel, 0, NULL};
   gg_check_result r = {0};
   if (!status) status = gg_verify_problem(p, gg_verify_api_launch, &api, 1, 0, &r);
@@ -133,15 +120,15 @@ int main(int argc, char** argv) {
 
   double loads[5], amd_loads[5];
   for (int r = 0; r < 5; ++r) {
-    double start = now_ms();
+    double start = gg_now_ms();
     gg_context* context = context_with(host_path);
-    loads[r] = now_ms() - start;
+    loads[r] = gg_now_ms() - start;
     if (!context) return 1;
     gg_context_destroy(context);
     if (amd) {
-      start = now_ms();
+      start = gg_now_ms();
       context = context_with(amd_path);
-      amd_loads[r] = now_ms() - start;
+      amd_loads[r] = gg_now_ms() - start;
       if (!context) return 1;
       gg_context_destroy(context);
     }
@@ -162,13 +149,13 @@ int main(int argc, char** argv) {
   printf("| target | bundle bytes | bundling, %ld threads (ms) | bundling, 1 thread (ms) | load, median of 5 (ms) |\n", cores);
   printf("|---|---:|---:|---:|---:|\n");
   printf("| host | %lld | %.0f | %.0f | %.2f |\n", file_bytes(host_path), host_all, host_one,
-         median(loads, 5));
+         gg_median(loads, 5));
   if (amd)
     printf("| gfx950 | %lld | %.0f | %.0f | %.2f |\n", file_bytes(amd_path), amd_all, amd_one,
-           median(amd_loads, 5));
+           gg_median(amd_loads, 5));
   printf("host launches from the bundle, each checked: first (lookup + load + call) median %.2f ms, "
          "again (call) median %.2f ms; bundle_hits=%llu compiles=%llu\n",
-         median(first, count), median(again, count), (unsigned long long)stats.bundle_hits,
+         gg_median(first, count), gg_median(again, count), (unsigned long long)stats.bundle_hits,
          (unsigned long long)stats.compiles);
   unlink(host_path);
   if (amd) unlink(amd_path);

@@ -11,28 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/amdgpu.h"
+#include "runtime/clock.h"
 #include "compiler/gpu_module.h"
 #include "compiler/compile.h"
 #include "gg/op.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
-static double median(double* values, int n) {
-  qsort(values, (size_t)n, sizeof *values, compare_doubles);
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 typedef struct measurement {
   double total_ms, gg_ms, upstream_ms, codegen_ms, link_ms;
@@ -50,31 +37,31 @@ static int fail(gg_status status, const char* what) {
 static int measure(const gg_op_desc* desc, const char* toolkit, measurement* m) {
   const char* chip = gg_target_name(desc->target);
   char pipeline[2048];
-  double t0 = now_ms();
+  double t0 = gg_now_ms();
   MlirContext ctx;
   MlirModule module;
   gg_status status = gg_compile_module(desc, GG_STAGE_TARGET, &ctx, &module);
   if (status) return fail(status, "gg passes");
-  double t1 = now_ms();
+  double t1 = gg_now_ms();
   snprintf(pipeline, sizeof pipeline, "gg-rocdl-lowering{chip=%s}", chip);
   status = gg_pipeline_run(mlirModuleGetOperation(module), pipeline);
-  double t2 = now_ms();
+  double t2 = gg_now_ms();
   MlirOperation isa_module = mlirOperationClone(mlirModuleGetOperation(module));
-  double t3 = now_ms();
+  double t3 = gg_now_ms();
   if (!status) {
     snprintf(pipeline, sizeof pipeline, "gg-amdgpu-binary{chip=%s format=isa toolkit=%s}", chip, toolkit);
     status = gg_pipeline_run(isa_module, pipeline);
   }
-  double t4 = now_ms();
+  double t4 = gg_now_ms();
   MlirStringRef isa = {NULL, 0};
   if (!status) status = gg_gpu_binary_bytes(isa_module, &isa);
   if (!status) status = gg_isa_stats_parse(isa.data, isa.length, &m->stats);
-  double t5 = now_ms();
+  double t5 = gg_now_ms();
   if (!status) {
     snprintf(pipeline, sizeof pipeline, "gg-amdgpu-binary{chip=%s format=bin toolkit=%s}", chip, toolkit);
     status = gg_pipeline_run(mlirModuleGetOperation(module), pipeline);
   }
-  double t6 = now_ms();
+  double t6 = gg_now_ms();
   mlirOperationDestroy(isa_module);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
@@ -158,10 +145,10 @@ int main(int argc, char** argv) {
           codegen[r] = m.codegen_ms;
           link[r] = m.link_ms;
         }
-        double t = median(total, runs);
+        double t = gg_median(total, runs);
         printf("%-7s %6lld %-9s %10.1f %9d %5d %13d | %8.1f %11.1f %10.1f %8.1f\n", chips[c], ks[ki],
                form ? "unrolled" : "rolled", t, m.stats.isa_lines, m.stats.vgpr, m.stats.mfma_in_loop,
-               median(gg, runs), median(upstream, runs), median(codegen, runs), median(link, runs));
+               gg_median(gg, runs), gg_median(upstream, runs), gg_median(codegen, runs), gg_median(link, runs));
         if (form == 0) {
           rolled_ms = t;
           rolled_lines = m.stats.isa_lines;

@@ -7,23 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gg/gg.h"
+#include "runtime/clock.h"
 #include "tests/reference/problem.h"
 #include "tests/reference/reference.h"
 #include "tests/support/dl.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 static int fail(gg_status status, const char* what) {
   fprintf(stderr, "bench: %s: %s\n", what, gg_status_message(status));
@@ -51,11 +42,11 @@ static int measure(gg_context* context, int64_t groups, int runs) {
   int64_t count = gg_operand_shape_numel(&p->shapes[GG_OPERAND_OUT]);
   uint16_t* want = malloc((size_t)count * sizeof *want);
   double* times = malloc((size_t)runs * sizeof *times);
-  double compile_ms = now_ms();
+  double compile_ms = gg_now_ms();
   status = gg_f8f8bf16_rowwise_grouped_stacked(context, dl.pointers[0], dl.pointers[1],
                                                dl.pointers[2], dl.pointers[3], dl.pointers[4],
                                                &dl.tensors[GG_OPERAND_OUT]);
-  compile_ms = now_ms() - compile_ms;  // the first call compiles (or loads) the kernel
+  compile_ms = gg_now_ms() - compile_ms;  // the first call compiles (or loads) the kernel
   int ok = !status && want && times;
   if (ok) {
     gg_poison_bf16(want, count);
@@ -63,17 +54,16 @@ static int measure(gg_context* context, int64_t groups, int runs) {
     ok = memcmp(want, p->buffers[GG_OPERAND_OUT], (size_t)count * sizeof *want) == 0;
   }
   for (int r = 0; ok && r < runs; ++r) {
-    double start = now_ms();
+    double start = gg_now_ms();
     status = gg_f8f8bf16_rowwise_grouped_stacked(context, dl.pointers[0], dl.pointers[1],
                                                  dl.pointers[2], dl.pointers[3], dl.pointers[4],
                                                  &dl.tensors[GG_OPERAND_OUT]);
-    times[r] = now_ms() - start;
+    times[r] = gg_now_ms() - start;
     ok = !status;
   }
   if (ok) {
-    qsort(times, (size_t)runs, sizeof *times, compare_doubles);
     printf("%8lld %10lld %14.2f %14.3f %s\n", (long long)groups,
-           (long long)(256 / 128 + groups), compile_ms, times[runs / 2], "PASS");
+           (long long)(256 / 128 + groups), compile_ms, gg_median(times, (size_t)runs), "PASS");
   } else if (status) {
     fail(status, "launch");
   } else {

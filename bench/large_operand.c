@@ -12,19 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gg/gg.h"
+#include "runtime/clock.h"
 #include "tests/reference/numerics.h"
 #include "tests/reference/problem.h"
 #include "tests/reference/reference.h"
 #include "tests/support/dl.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 // A launch's operands, allocated whole (pages fill in as they are written).
 typedef struct launch {
@@ -105,9 +100,9 @@ static int run(gg_context* context, launch* l, const char* name) {
   gg_grouped_gemm_call call = {l->p.desc.layout, l->p.desc.scaling, l->p.desc.b_layout,
                                l->p.desc.tile, {0}, 0, GG_ACCUM_PROMOTED, NULL};
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) call.operands[i] = dl.pointers[i];
-  double start = now_s();
+  double start = (gg_now_ms() / 1e3);
   gg_status status = gg_grouped_gemm(context, &call);
-  double seconds = now_s() - start;
+  double seconds = (gg_now_ms() / 1e3) - start;
   if (status) {
     fprintf(stderr, "bench: %s: %s\n", name, gg_status_message(status));
     gg_status_free(status);

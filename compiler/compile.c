@@ -1,10 +1,10 @@
 // The compiler driver: pipelines per stage, emission, and host kernels on MLIR's JIT.
 #include "compiler/compile.h"
+#include "runtime/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ir/context.h"
 #include "ir/diagnostics.h"
@@ -44,11 +44,6 @@ gg_status gg_pipeline_for(const gg_op_desc* desc, gg_stage stage, char* buffer, 
   return backend->pipeline(desc, stage, buffer, size);
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 // Builds the module for desc and runs the pipeline up to stage, or only up to the pass
 // stop_after when it is not NULL. On failure the status carries the diagnostics.
@@ -163,7 +158,7 @@ struct gg_host_kernel {
 
 gg_status gg_host_kernel_create(const gg_op_desc* desc, gg_host_kernel** out) {
   *out = NULL;
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_host_kernel* kernel = calloc(1, sizeof *kernel);
   if (!kernel) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   kernel->desc = gg_op_desc_with_defaults(desc);
@@ -194,7 +189,7 @@ gg_status gg_host_kernel_create(const gg_op_desc* desc, gg_host_kernel** out) {
     return gg_status_make(GG_STATUS_INTERNAL, "the JIT has no entry point %s", symbol);
   }
   kernel->entry = (gg_host_entry)(uintptr_t)entry;
-  kernel->compile_ms = now_ms() - start;
+  kernel->compile_ms = gg_now_ms() - start;
   *out = kernel;
   return GG_OK;
 }

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "examples/example.h"
+#include "runtime/clock.h"
 #include "tests/reference/reference.h"
 
 enum { G = 8, N = 256, K = 512, TOKENS = 128 };
@@ -22,11 +22,6 @@ typedef struct worker {
   int failures;
 } worker;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 // One request: TOKENS tokens routed to G experts at random, launched and checked.
 static int serve(worker* w, int request) {
@@ -51,9 +46,9 @@ static int serve(worker* w, int request) {
   DLTensor M_sizes = example_tensor(p->buffers[GG_OPERAND_META], EXAMPLE_I64, 1, sizes_shape);
   DLTensor out = example_tensor(p->buffers[GG_OPERAND_OUT], EXAMPLE_BF16, 2, out_shape);
 
-  double start = now_ms();
+  double start = gg_now_ms();
   status = gg_f8f8bf16_rowwise_grouped_stacked(w->context, &XQ, &WQ, &XS, &WS, &M_sizes, &out);
-  w->latency_ms[request] = now_ms() - start;
+  w->latency_ms[request] = gg_now_ms() - start;
   int failed = 0;
   if (status) {
     failed = example_fail("request", status);
@@ -77,10 +72,6 @@ static void* run_worker(void* arg) {
   return NULL;
 }
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char** argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 4;
@@ -96,11 +87,11 @@ int main(int argc, char** argv) {
   // Compile (or load from the disk cache) before traffic arrives.
   gg_op_desc desc = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, N, K, G,
                      {0, 0, 0, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_kernel* kernel;
   status = gg_kernel_get(context, &desc, &kernel);
   if (status) return example_fail("warm-up", status);
-  double warmup_ms = now_ms() - start;
+  double warmup_ms = gg_now_ms() - start;
   gg_cache_stats warm;
   gg_context_cache_stats(context, &warm);
 
@@ -108,7 +99,7 @@ int main(int argc, char** argv) {
   double* latency = calloc((size_t)threads * (size_t)requests, sizeof *latency);
   pthread_t* ids = calloc((size_t)threads, sizeof *ids);
   if (!workers || !latency || !ids) return 1;
-  start = now_ms();
+  start = gg_now_ms();
   for (int t = 0; t < threads; ++t) {
     workers[t] = (worker){context, t, requests, latency + (size_t)t * (size_t)requests, 0};
     pthread_create(&ids[t], NULL, run_worker, &workers[t]);
@@ -118,10 +109,10 @@ int main(int argc, char** argv) {
     pthread_join(ids[t], NULL);
     failures += workers[t].failures;
   }
-  double wall_ms = now_ms() - start;
+  double wall_ms = gg_now_ms() - start;
 
   int total = threads * requests;
-  qsort(latency, (size_t)total, sizeof *latency, compare_doubles);
+  gg_sort_doubles(latency, (size_t)total);
   gg_cache_stats stats;
   gg_context_cache_stats(context, &stats);
   printf("serving %s: %d threads x %d requests, %d tokens over %d experts each\n",

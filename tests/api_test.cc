@@ -11,6 +11,7 @@
 
 #include "gg/gg.h"
 #include "tests/support/api_case.h"
+#include "tests/support/context.h"
 #include "tests/support/desc.h"
 
 namespace {
@@ -19,14 +20,7 @@ using gg_test::ApiCase;
 using gg_test::Spec;
 using gg_test::TakeMessage;
 
-gg_context* MemoryContext() {
-  gg_context_options options;
-  gg_context_options_init(&options);
-  options.cache_dir = "";  // these suites test the API, cache_test the disk
-  gg_context* context = nullptr;
-  EXPECT_EQ(gg_context_create(&options, &context), GG_OK);
-  return context;
-}
+using gg_test::MemoryContext;
 
 // n or k of GG_DYNAMIC: the sum of the extents (the split axis of 3D-2D and 2D-2D).
 Spec Make(gg_layout layout, std::vector<int64_t> extents, int64_t n, int64_t k,

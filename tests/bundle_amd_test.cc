@@ -14,6 +14,7 @@
 #include "gg/gg.h"
 #include "runtime/code_object.h"
 #include "tests/reference/problem.h"
+#include "tests/support/context.h"
 #include "tests/support/dl.h"
 #include "tests/support/lines.h"
 
@@ -53,17 +54,7 @@ std::string Take(gg_status status) {
   return text;
 }
 
-gg_context* MemoryContext(const char* bundle) {
-  gg_context_options options;
-  gg_context_options_init(&options);
-  options.cache_dir = "";
-  options.bundles = &bundle;
-  options.bundle_count = bundle ? 1 : 0;
-  gg_context* context = nullptr;
-  gg_status status = gg_context_create(&options, &context);
-  EXPECT_EQ(status, GG_OK) << Take(status);
-  return context;
-}
+using gg_test::MemoryContext;
 
 // What one launch handed the GPU: its packets (up to the kernel object: the kernarg address
 // and completion signal are per launch) and kernel arguments, the last packet first.
@@ -162,7 +153,7 @@ TEST_P(BundleAmd, EveryKernelDispatchesAsTheCompiledOne) {
     }
   }
   for (int pass = 0; pass < 2; ++pass) {
-    gg_context* context = MemoryContext(pass == 0 ? path.c_str() : nullptr);
+    gg_context* context = MemoryContext(pass == 0 ? std::vector<std::string>{path} : std::vector<std::string>{});
     ASSERT_TRUE(context);
     for (size_t i = 0; i < lines.size(); ++i) {
       SCOPED_TRACE(lines[i]);

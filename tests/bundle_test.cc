@@ -20,6 +20,7 @@
 #include "runtime/bundle.h"
 #include "runtime/hash.h"
 #include "tests/reference/problem.h"
+#include "tests/support/context.h"
 #include "tests/support/dl.h"
 #include "tests/support/lines.h"
 #include "tests/support/verify.h"
@@ -39,19 +40,7 @@ std::string Take(gg_status status) {
   return text;
 }
 
-gg_context* MemoryContext(const std::vector<std::string>& bundles = {}) {
-  std::vector<const char*> paths;
-  for (const std::string& b : bundles) paths.push_back(b.c_str());
-  gg_context_options options;
-  gg_context_options_init(&options);
-  options.cache_dir = "";
-  options.bundles = paths.data();
-  options.bundle_count = paths.size();
-  gg_context* context = nullptr;
-  gg_status status = gg_context_create(&options, &context);
-  EXPECT_EQ(status, GG_OK) << Take(status);
-  return context;
-}
+using gg_test::MemoryContext;
 
 // Writes a bundle of the lines' descriptors; returns its path.
 std::string WriteBundle(const std::string& name, const std::vector<std::string>& lines) {

@@ -17,6 +17,7 @@
 #include "gg/gg.h"
 #include "runtime/cuda.h"
 #include "tests/reference/problem.h"
+#include "tests/support/context.h"
 #include "tests/support/desc.h"
 #include "tests/support/dl.h"
 
@@ -349,12 +350,8 @@ TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
   gg_problem* p;
   ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
   Configure(p->desc);
-  gg_context_options options;
-  gg_context_options_init(&options);
-  options.cache_dir = "";
-  options.gpu = -1;
-  gg_context* context;
-  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  gg_context* context = gg_test::MemoryContext({}, -1);
+  ASSERT_NE(context, nullptr);
   gg_cuda_device* device;
   ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
   {
@@ -420,16 +417,8 @@ TEST(FakeCuda, BundledKernelsLaunchWithoutCompiling) {
   gg_status status = gg_bundle_write(path.c_str(), &d, flags, 1, 1);
   ASSERT_EQ(status, GG_OK) << Message(status);
   Configure(d);
-  gg_context_options options;
-  gg_context_options_init(&options);
-  options.cache_dir = "";
-  options.gpu = -1;
-  const char* bundles[1] = {path.c_str()};
-  options.bundles = bundles;
-  options.bundle_count = 1;
-  gg_context* context;
-  status = gg_context_create(&options, &context);
-  ASSERT_EQ(status, GG_OK) << Message(status);
+  gg_context* context = gg_test::MemoryContext({path}, -1);
+  ASSERT_NE(context, nullptr);
   gg_bundle_kernel_info info;
   ASSERT_EQ(gg_context_bundle_kernel(context, 0, &info), GG_OK);
   EXPECT_EQ(info.desc.target, GG_TARGET_SM90A);

@@ -1,6 +1,7 @@
 // The gg command line: flag parsing with range checks, and the run, compile and
 // preshuffle commands (tools/cli.h).
 #include "tools/cli.h"
+#include "runtime/clock.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,11 +121,6 @@ static int command_run(cli* c) {
   return code;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 // key=value statistics of a GPU kernel (the target table's), and the compile time.
 static int print_stats(const cli* c, double compile_ms) {
@@ -164,10 +159,10 @@ static int command_compile(cli* c) {
   }
   gg_text text;
   gg_text_init(&text);
-  double start = now_ms();
+  double start = gg_now_ms();
   status = c->after ? gg_compile_emit_after_pass(&c->f.desc, c->after, &text)
                    : gg_compile_emit(&c->f.desc, c->emit, &text);
-  double compile_ms = now_ms() - start;
+  double compile_ms = gg_now_ms() - start;
   if (status) {
     gg_text_free(&text);
     return status_exit(status);
@@ -389,7 +384,7 @@ static int command_bundle(int argc, char** argv) {
     if (!code && kernels.count == 0) code = reject("the list %s holds no descriptor", list);
   }
   if (!code) {
-    double start = now_ms();
+    double start = gg_now_ms();
     gg_status status = gg_bundle_write(output, kernels.descs, (const char* const*)kernels.flags,
                                        kernels.count, (int)threads);
     if (status) {
@@ -400,7 +395,7 @@ static int command_bundle(int argc, char** argv) {
       int unique = distinct_kernels(&kernels);
       printf("bundle %s: %d kernel%s for %s from %zu descriptor%s, %lld bytes, in %.0f ms\n",
              output, unique, unique == 1 ? "" : "s", target, kernels.count,
-             kernels.count == 1 ? "" : "s", bytes, now_ms() - start);
+             kernels.count == 1 ? "" : "s", bytes, gg_now_ms() - start);
     }
   }
   gg_text_free(&text);

@@ -16,20 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gg/gg.h"
+#include "runtime/clock.h"
 #include "tests/reference/problem.h"
 #include "tests/support/verify.h"
 #include "tools/flags.h"
 
 #define MAX_BUNDLES 64
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void usage(FILE* out) {
   fprintf(out,
@@ -64,10 +59,10 @@ static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph
   if (status) return exit_of(status);
   gg_check_result r;
   memset(&r, 0, sizeof r);
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_kernel* kernel = NULL;
   status = gg_kernel_get(context, &problem->desc, &kernel);
-  r.compile_ms = now_ms() - start;
+  r.compile_ms = gg_now_ms() - start;
   gg_verify_api api = {context, kernel, graph, NULL};
   if (!status) status = gg_verify_problem(problem, gg_verify_api_launch, &api, repeat, 0, &r);
   gg_verify_api_free(&api);
@@ -160,7 +155,7 @@ int main(int argc, char** argv) {
   options.bundles = bundles;
   options.bundle_count = bundle_count;
   gg_context* context;
-  double start = now_ms();
+  double start = gg_now_ms();
   gg_status status = gg_context_create(&options, &context);
   if (status) {
     gg_flags_free(&f);
@@ -168,7 +163,7 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr, "loaded %zu kernels from %zu bundle%s in %.1f ms\n",
           gg_context_bundle_kernel_count(context), bundle_count, bundle_count == 1 ? "" : "s",
-          now_ms() - start);
+          gg_now_ms() - start);
   if (list) {
     code = run_list(context, &f, (int)repeat, graph);
   } else {

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "runtime/clock.h"
 
 typedef struct input {
   uint8_t* data;
@@ -249,11 +249,6 @@ static int read_file(const char* path, input* out) {
   return 1;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int usage(void) {
   fprintf(stderr, "usage: FUZZER [--seed S] [--runs N] [--max-len L] [--replay FILE] [SEED_FILE...]\n");
@@ -304,7 +299,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const char* path = input_path();
-  double start = now_s();
+  double start = (gg_now_ms() / 1e3);
   // Every seed as it is, then mutants.
   for (size_t i = 0; i < seeds.count; ++i) {
     save_input(path, seeds.items[i].data, seeds.items[i].size);
@@ -325,7 +320,7 @@ int main(int argc, char** argv) {
     LLVMFuzzerTestOneInput(b.data, b.size);
   }
   printf("%s: seed %llu, %zu seed inputs and %llu mutants run in %.1f s, no failure\n", argv[0],
-         seed, seeds.count, runs, now_s() - start);
+         seed, seeds.count, runs, (gg_now_ms() / 1e3) - start);
   free(b.data);
   return 0;
 }

@@ -1,21 +1,16 @@
 // The host check: one problem through compile, launch, reference and comparison.
 #include "tests/support/check.h"
+#include "runtime/clock.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/compile.h"
 #include "gg/gg.h"
 #include "sim/sim.h"
 #include "tests/support/verify.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 // The API backends share one context per process (default options: the user's cache).
 static gg_context* shared_context;
@@ -55,7 +50,7 @@ typedef struct kernel {
 static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend, kernel* k) {
   memset(k, 0, sizeof *k);
   k->backend = backend;
-  double start = now_ms();
+  double start = gg_now_ms();
   if (backend == GG_CHECK_HOST) {
     if (desc->target != GG_TARGET_HOST)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the host backend runs host kernels");
@@ -76,13 +71,13 @@ static gg_status kernel_create(const gg_op_desc* desc, gg_check_backend backend,
                               gg_target_name(gpu), gg_target_name(desc->target));
     }
     GG_RETURN_IF_ERROR(gg_kernel_get(k->api, desc, &k->api_kernel));
-    k->compile_ms = now_ms() - start;
+    k->compile_ms = gg_now_ms() - start;
     return GG_OK;
   }
   if (desc->target == GG_TARGET_HOST)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "sim runs AMD kernels (gfx942, gfx950)");
   GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_TARGET, &k->ctx, &k->module));
-  k->compile_ms = now_ms() - start;
+  k->compile_ms = gg_now_ms() - start;
   return GG_OK;
 }
 

@@ -1,24 +1,15 @@
 // One problem checked end to end, whatever launches it (verify.h).
 #include "tests/support/verify.h"
+#include "runtime/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/cuda.h"
 #include "runtime/hash.h"
 #include "tests/support/dl.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 gg_status gg_verify_problem(const gg_problem* problem, gg_verify_launch_fn launch, void* user,
                             int repeat, int keep_output, gg_check_result* result) {
@@ -36,15 +27,14 @@ gg_status gg_verify_problem(const gg_problem* problem, gg_verify_launch_fn launc
     gg_poison_bf16(want, count);
     for (int r = 0; r < repeat && !status; ++r) {
       gg_poison_bf16(got, count);  // every launch must write the whole output again
-      double start = now_ms();
+      double start = gg_now_ms();
       status = launch(user, problem, result);
-      times[r] = now_ms() - start;
+      times[r] = gg_now_ms() - start;
     }
   }
   if (!status) {
     result->run_ms = times[0];
-    qsort(times, (size_t)repeat, sizeof *times, compare_doubles);
-    result->median_ms = times[repeat / 2];
+    result->median_ms = gg_median(times, (size_t)repeat);
     gg_reference_run(problem, want, bound);
     result->compare = gg_compare_outputs(got, want, bound, count, problem->data == GG_DATA_EXACT);
     result->passed = result->compare.mismatches == 0 && result->compare.unwritten == 0 &&
