@@ -50,6 +50,10 @@ typedef struct nvvm_kernel {
   long long stage_bytes, a_bytes, smem;
   int acc_count;  // f32 accumulators per consumer thread: tn / 2
   bool fast, blockwise;
+  // Blockwise 3D-2D: a tile may straddle two 128-wide column blocks of B's scales (a group
+  // starts where the previous ended); every other layout's tiles start at multiples of
+  // tile_n, which divides 128.
+  bool split_column_blocks;
   char acc_type[2048];
 } nvvm_kernel;
 
@@ -87,6 +91,7 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->acc_count = k->tn / 2;
   k->fast = k->desc.accum == GG_ACCUM_FAST;
   k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
+  k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
   acc_type(k);
   return true;
 }
@@ -314,7 +319,14 @@ static void emit_promote(gg_text* t, const nvvm_kernel* k, const char* tot, cons
     line(t, "      %%pp%d = llvm.extractvalue %s[%d] : %s", i, part, i, k->acc_type);
     if (k->blockwise) {
       line(t, "      %%ps%d = arith.mulf %%pp%d, %%sx%d : f32", i, i, h);
-      line(t, "      %%pq%d = arith.mulf %%ps%d, %%sw : f32", i, i);
+      if (k->split_column_blocks) {  // column 8 j + 2 q + e: this block's scale or the next's
+        line(t, "      %%pc%d = arith.addi %%c2q_s, %%cc%d : index", i, 8 * (i / 4) + i % 2);
+        line(t, "      %%pnext%d = arith.cmpi sge, %%pc%d, %%split_at : index", i, i);
+        line(t, "      %%psw%d = arith.select %%pnext%d, %%sw1, %%sw : f32", i, i);
+        line(t, "      %%pq%d = arith.mulf %%ps%d, %%psw%d : f32", i, i, i);
+      } else {
+        line(t, "      %%pq%d = arith.mulf %%ps%d, %%sw : f32", i, i);
+      }
       line(t, "      %%pn%d = arith.addf %%pt%d, %%pq%d : f32", i, i, i);
     } else {
       line(t, "      %%pn%d = arith.addf %%pt%d, %%pp%d : f32", i, i, i);
@@ -547,7 +559,8 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       emit_release(t, "%lane0", "%s");
       if (k->blockwise) {
         // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
-        // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it).
+        // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it,
+        // except under 3D-2D, below).
         line(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
         line(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
         line(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
@@ -578,6 +591,20 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
         gg_text_init(&sb_type);
         gg_text_type(&sb_type, mlirValueGetType(args[ARG_S_SB]));
         line(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
+        if (k->split_column_blocks) {
+          // A 3D-2D group may start inside a 128-wide column block: the tile's columns
+          // from the next block on take that block's scale (clamped to the last block;
+          // columns past the group are dropped by the epilogue).
+          line(t, "      %%swc1a = arith.addi %%swc, %%c1 : index");
+          line(t, "      %%nb_last = arith.constant %lld : index", (long long)(k->desc.n / 128 - 1));
+          line(t, "      %%swc1 = arith.minsi %%swc1a, %%nb_last : index");
+          line(t, "      %%swi1 = arith.addi %%swi0, %%swc1 : index");
+          line(t, "      %%sw1 = memref.load %%s_sb[%%swi1] : %s", gg_text_str(&sb_type));
+          line(t, "      %%col_in_block = arith.remsi %%s_sb_col, %%c128 : index");
+          line(t, "      %%split_at = arith.subi %%c128, %%col_in_block : index");
+          line(t, "      %%q_s = arith.remui %%lane, %%c4 : index");
+          line(t, "      %%c2q_s = arith.muli %%q_s, %%c2 : index");
+        }
         gg_text_free(&sb_type);
       }
       emit_promote(t, k, "%tot_in", "%part");

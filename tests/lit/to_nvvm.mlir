@@ -6,6 +6,7 @@
 // RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | FileCheck %s --check-prefix=NOKMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=BLOCKWISE
+// RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=SPLITBLOCK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit llvm-dialect | FileCheck %s --check-prefix=ABI
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit ptx | FileCheck %s --check-prefix=PTX
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-nvvm" 2>&1 | FileCheck %s --check-prefix=WRONGTARGET
@@ -65,6 +66,16 @@
 // BLOCKWISE: arith.mulf
 // BLOCKWISE: arith.mulf
 // BLOCKWISE: arith.addf
+
+// 3D-2D blockwise: a tile that starts inside a 128-wide column block takes the next
+// block's scale from the block boundary on.
+// SPLITBLOCK: memref.load %{{.*}} : memref<12xf32>
+// SPLITBLOCK: arith.minsi %{{.*}}, %{{.*}} : index
+// SPLITBLOCK: memref.load %{{.*}} : memref<12xf32>
+// SPLITBLOCK: arith.remsi %{{.*}}, %{{.*}} : index
+// SPLITBLOCK: arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// SPLITBLOCK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// BLOCKWISE-NOT: arith.remsi
 
 // gg-nvvm-abi: the maps travel by value as grid constants.
 // ABI: llvm.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%arg0: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg1: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
