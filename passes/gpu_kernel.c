@@ -2,6 +2,7 @@
 #include "passes/gpu_kernel.h"
 
 #include "dialect/dialect.h"
+#include "mlir-c/BuiltinAttributes.h"
 
 bool gg_find_grid(MlirOperation func, const char* pass, MlirOperation* grid) {
   gg_op_list grids = {0};
@@ -54,4 +55,21 @@ void gg_move_grid_into_kernel(MlirOperation func, MlirOperation grid, MlirOperat
     op = next;
   }
   mlirOperationDestroy(func);
+}
+
+bool gg_lower_funcs_to_kernels(MlirOperation module,
+                               bool (*to_kernel)(MlirOperation func, const void* options),
+                               const void* options) {
+  gg_op_list funcs = {0};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "func.func")) gg_op_list_push(&funcs, op);
+  bool ok = true;
+  for (size_t i = 0; i < funcs.count && ok; ++i) ok = to_kernel(funcs.ops[i], options);
+  gg_op_list_free(&funcs);
+  if (ok)
+    mlirOperationSetDiscardableAttributeByName(module, gg_str("gpu.container_module"),
+                                               mlirUnitAttrGet(mlirOperationGetContext(module)));
+  return ok;
 }

@@ -25,6 +25,12 @@ bool gg_find_grid(MlirOperation func, const char* pass, MlirOperation* grid);
 void gg_move_grid_into_kernel(MlirOperation func, MlirOperation grid, MlirOperation kernel,
                               intptr_t first_arg);
 
+// Runs to_kernel on every func.func of module (in order, stopping at the first failure)
+// and marks the module a gpu.container_module when all succeed.
+bool gg_lower_funcs_to_kernels(MlirOperation module,
+                               bool (*to_kernel)(MlirOperation func, const void* options),
+                               const void* options);
+
 // The first gpu.func of a gpu.module.
 MlirOperation gg_first_gpu_func(MlirOperation gpu_module);
 

@@ -93,3 +93,44 @@ void gg_emit_group_ends_loop(gg_text* t, const gg_group_ends_op* ends, const cha
                    indent, result, result, indent, result, result, gg_text_str(&ends->ends_type));
   gg_text_printf(t, "%s  scf.yield %%%s_e : index\n%s}\n", indent, result, indent);
 }
+
+void gg_emit_group_ends_scan(gg_text* t, const gg_group_ends_op* ends, const char* indent,
+                             int threads, const char* part_type) {
+  char in1[64], in2[64];
+  snprintf(in1, sizeof in1, "%s  ", indent);
+  snprintf(in2, sizeof in2, "%s    ", indent);
+  gg_text_printf(t,
+                 "%s%%G = arith.constant %lld : index\n"
+                 "%s%%threads = arith.constant %d : index\n"
+                 "%s%%chunk = arith.constant %lld : index\n"
+                 "%s%%lo0 = arith.muli %%tid, %%chunk : index\n"
+                 "%s%%lo = arith.minsi %%lo0, %%G : index\n"
+                 "%s%%hi0 = arith.addi %%lo, %%chunk : index\n"
+                 "%s%%hi = arith.minsi %%hi0, %%G : index\n",
+                 indent, ends->g, indent, threads, indent,
+                 (ends->g + threads - 1) / threads, indent, indent, indent, indent);
+  gg_emit_group_axis(t, ends, indent, "total");
+  gg_emit_group_ends_loop(t, ends, indent, "agg", "%lo", "%hi", "%c0", "%total", false);
+  gg_text_printf(t,
+                 "%s%%agg64 = arith.index_cast %%agg : index to i64\n"
+                 "%smemref.store %%agg64, %%part[%%tid] : %s\n"
+                 "%sgpu.barrier\n"
+                 "%s%%first = arith.cmpi eq, %%tid, %%c0 : index\n"
+                 "%sscf.if %%first {\n"
+                 "%s%%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> "
+                 "(index) {\n"
+                 "%s%%p64 = memref.load %%part[%%i] : %s\n"
+                 "%s%%p = arith.index_cast %%p64 : i64 to index\n"
+                 "%s%%r64 = arith.index_cast %%r : index to i64\n"
+                 "%smemref.store %%r64, %%part[%%i] : %s\n",
+                 indent, indent, part_type, indent, indent, indent, in1, in2, part_type, in2, in2,
+                 in2, part_type);
+  gg_emit_group_end(t, ends, in2, "rn", "%r", "%p", "%total");
+  gg_text_printf(t,
+                 "%sscf.yield %%rn : index\n%s}\n%s}\n"
+                 "%sgpu.barrier\n"
+                 "%s%%s64 = memref.load %%part[%%tid] : %s\n"
+                 "%s%%s = arith.index_cast %%s64 : i64 to index\n",
+                 in2, in1, indent, indent, indent, part_type, indent);
+  gg_emit_group_ends_loop(t, ends, indent, "last", "%lo", "%hi", "%s", "%total", true);
+}

@@ -1057,42 +1057,13 @@ static void emit_group_ends_kernel(gg_text* t, const char* fname, MlirBlock entr
                  gg_text_str(&ends->ends_type), part, THREADS, THREADS, THREADS);
   gg_text_printf(t,
                  "    %%c0 = arith.constant 0 : index\n    %%c1 = arith.constant 1 : index\n"
-                 "    %%tid = gpu.thread_id x\n"
-                 "    %%G = arith.constant %lld : index\n"
-                 "    %%threads = arith.constant %d : index\n"
-                 "    %%chunk = arith.constant %lld : index\n"
-                 "    %%lo0 = arith.muli %%tid, %%chunk : index\n"
-                 "    %%lo = arith.minsi %%lo0, %%G : index\n"
-                 "    %%hi0 = arith.addi %%lo, %%chunk : index\n"
-                 "    %%hi = arith.minsi %%hi0, %%G : index\n",
-                 ends->g, THREADS, (ends->g + THREADS - 1) / THREADS);
-  gg_emit_group_axis(t, ends, "    ", "total");
-  gg_emit_group_ends_loop(t, ends, "    ", "agg", "%lo", "%hi", "%c0", "%total", false);
-  gg_text_printf(t,
-                 "    %%agg64 = arith.index_cast %%agg : index to i64\n"
-                 "    memref.store %%agg64, %%part[%%tid] : %s\n"
-                 "    gpu.barrier\n"
-                 "    %%first = arith.cmpi eq, %%tid, %%c0 : index\n"
-                 "    scf.if %%first {\n"
-                 "      %%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> "
-                 "(index) {\n"
-                 "        %%p64 = memref.load %%part[%%i] : %s\n"
-                 "        %%p = arith.index_cast %%p64 : i64 to index\n"
-                 "        %%r64 = arith.index_cast %%r : index to i64\n"
-                 "        memref.store %%r64, %%part[%%i] : %s\n",
-                 part, part, part);
-  gg_emit_group_end(t, ends, "        ", "rn", "%r", "%p", "%total");
-  gg_text_printf(t,
-                 "        scf.yield %%rn : index\n      }\n    }\n"
-                 "    gpu.barrier\n"
-                 "    %%s64 = memref.load %%part[%%tid] : %s\n"
-                 "    %%s = arith.index_cast %%s64 : i64 to index\n",
-                 part);
-  gg_emit_group_ends_loop(t, ends, "    ", "last", "%lo", "%hi", "%s", "%total", true);
+                 "    %%tid = gpu.thread_id x\n");
+  gg_emit_group_ends_scan(t, ends, "    ", THREADS, part);
   gg_text_printf(t, "    gpu.return\n  }\n");
 }
 
-static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_options* options) {
+static bool to_kernel(MlirOperation func, const void* raw_options) {
+  const amdgpu_options* options = raw_options;
   MlirOperation grid;
   if (!gg_find_grid(func, "gg-to-amdgpu", &grid)) return false;
   if (mlirOperationIsNull(grid)) return true;
@@ -1183,7 +1154,7 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   // list the main kernel first (gg_isa_stats_parse reads the first).
   if (has_ends) emit_group_ends_kernel(&t, fname, entry, &ends);
   gg_text_printf(&t, "}\n");
-  MlirContext ctx = mlirOperationGetContext(module);
+  MlirContext ctx = mlirOperationGetContext(func);
   MlirOperation gpu_module = mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
   gg_text_free(&t);
   if (has_ends) gg_group_ends_op_free(&ends);
@@ -1212,20 +1183,8 @@ static bool to_kernel(MlirOperation module, MlirOperation func, const amdgpu_opt
   return gg_tile_lower(&l, body, kernel);
 }
 
-static bool run(MlirOperation module, const void* raw_options) {
-  const amdgpu_options* options = raw_options;
-  gg_op_list funcs = {0};
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (gg_op_is(op, "func.func")) gg_op_list_push(&funcs, op);
-  bool ok = true;
-  for (size_t i = 0; i < funcs.count && ok; ++i) ok = to_kernel(module, funcs.ops[i], options);
-  gg_op_list_free(&funcs);
-  if (ok)
-    mlirOperationSetDiscardableAttributeByName(module, gg_str("gpu.container_module"),
-                                               mlirUnitAttrGet(mlirOperationGetContext(module)));
-  return ok;
+static bool run(MlirOperation module, const void* options) {
+  return gg_lower_funcs_to_kernels(module, to_kernel, options);
 }
 
 const gg_pass_info gg_to_amdgpu_pass = {

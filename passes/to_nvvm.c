@@ -138,38 +138,8 @@ static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue t
                  "  %%part = memref.view %%dyn[%%part_at][] : memref<%lldxi8, " WORKGROUP "> to %s\n",
                  k->smem, k->smem, k->smem, ring, (ends.g * 8 + 15) / 16 * 16, k->smem, ends_type, k->smem,
                  part_type);
-  gg_text_printf(&t,
-                 "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n"
-                 "  %%G = arith.constant %lld : index\n"
-                 "  %%threads = arith.constant %d : index\n"
-                 "  %%chunk = arith.constant %lld : index\n"
-                 "  %%lo0 = arith.muli %%tid, %%chunk : index\n"
-                 "  %%lo = arith.minsi %%lo0, %%G : index\n"
-                 "  %%hi0 = arith.addi %%lo, %%chunk : index\n"
-                 "  %%hi = arith.minsi %%hi0, %%G : index\n",
-                 ends.g, GG_SM90_THREADS, (ends.g + GG_SM90_THREADS - 1) / GG_SM90_THREADS);
-  gg_emit_group_axis(&t, &ends, "  ", "total");
-  gg_emit_group_ends_loop(&t, &ends, "  ", "agg", "%lo", "%hi", "%c0", "%total", false);
-  gg_text_printf(&t,
-                 "  %%agg64 = arith.index_cast %%agg : index to i64\n"
-                 "  memref.store %%agg64, %%part[%%tid] : %s\n"
-                 "  gpu.barrier\n"
-                 "  %%first = arith.cmpi eq, %%tid, %%c0 : index\n"
-                 "  scf.if %%first {\n"
-                 "    %%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> (index) {\n"
-                 "      %%p64 = memref.load %%part[%%i] : %s\n"
-                 "      %%p = arith.index_cast %%p64 : i64 to index\n"
-                 "      %%r64 = arith.index_cast %%r : index to i64\n"
-                 "      memref.store %%r64, %%part[%%i] : %s\n",
-                 part_type, part_type, part_type);
-  gg_emit_group_end(&t, &ends, "      ", "rn", "%r", "%p", "%total");
-  gg_text_printf(&t,
-                 "      scf.yield %%rn : index\n    }\n  }\n"
-                 "  gpu.barrier\n"
-                 "  %%s64 = memref.load %%part[%%tid] : %s\n"
-                 "  %%s = arith.index_cast %%s64 : i64 to index\n",
-                 part_type);
-  gg_emit_group_ends_loop(&t, &ends, "  ", "last", "%lo", "%hi", "%s", "%total", true);
+  gg_text_printf(&t, "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n");
+  gg_emit_group_ends_scan(&t, &ends, "  ", GG_SM90_THREADS, part_type);
   gg_text_printf(&t, "  gpu.barrier\n  return %%ends : %s\n}\n", ends_type);
   MlirValue args[4] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1), dsmem, tid};
   MlirValue ends_memory;
@@ -751,7 +721,8 @@ static bool lower_tile(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid
   return ok;
 }
 
-static bool to_kernel(MlirOperation func) {
+static bool to_kernel(MlirOperation func, const void* options) {
+  (void)options;
   MlirOperation grid;
   if (!gg_find_grid(func, PASS, &grid)) return false;
   if (mlirOperationIsNull(grid)) return true;
@@ -827,19 +798,7 @@ static bool to_kernel(MlirOperation func) {
 }
 
 static bool run(MlirOperation module, const void* options) {
-  (void)options;
-  gg_op_list funcs = {0};
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (gg_op_is(op, "func.func")) gg_op_list_push(&funcs, op);
-  bool ok = true;
-  for (size_t i = 0; i < funcs.count && ok; ++i) ok = to_kernel(funcs.ops[i]);
-  gg_op_list_free(&funcs);
-  if (ok)
-    mlirOperationSetDiscardableAttributeByName(module, gg_str("gpu.container_module"),
-                                               mlirUnitAttrGet(mlirOperationGetContext(module)));
-  return ok;
+  return gg_lower_funcs_to_kernels(module, to_kernel, options);
 }
 
 const gg_pass_info gg_to_nvvm_pass = {
