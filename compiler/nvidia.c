@@ -1,20 +1,15 @@
 // sm_90a: PTX through the NVPTX backend, cubins through ptxas.
 #include "compiler/nvidia.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compiler/gpu_module.h"
+#include "compiler/tool.h"
 #include "runtime/files.h"
-
-extern char** environ;
 
 #define TOOLKIT_PTXAS "/usr/local/cuda/bin/ptxas"
 
@@ -49,13 +44,8 @@ gg_status gg_ptxas_find(char* buffer, size_t size) {
 gg_status gg_ptxas_run(const char* ptx, size_t length, gg_text* out, gg_text* log) {
   char ptxas[PATH_MAX];
   GG_RETURN_IF_ERROR(gg_ptxas_find(ptxas, sizeof ptxas));
-  const char* tmp = getenv("TMPDIR");
   char dir[PATH_MAX], in[PATH_MAX + 16], cubin[PATH_MAX + 16], err[PATH_MAX + 16];
-  if ((size_t)snprintf(dir, sizeof dir, "%s/gg-ptxas-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= sizeof dir)
-    return gg_status_make(GG_STATUS_IO, "the temporary directory path is too long");
-  if (!mkdtemp(dir))
-    return gg_status_make(GG_STATUS_IO, "cannot make a directory for ptxas in %s: %s",
-                          tmp && *tmp ? tmp : "/tmp", strerror(errno));
+  GG_RETURN_IF_ERROR(gg_tool_dir_make("gg-ptxas", dir, sizeof dir));
   snprintf(in, sizeof in, "%s/kernel.ptx", dir);
   snprintf(cubin, sizeof cubin, "%s/kernel.cubin", dir);
   snprintf(err, sizeof err, "%s/ptxas.log", dir);
@@ -71,32 +61,22 @@ gg_status gg_ptxas_run(const char* ptx, size_t length, gg_text* out, gg_text* lo
     argv[argc++] = "-o";
     argv[argc++] = cubin;
     argv[argc] = NULL;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid;
-    int rc = posix_spawn(&pid, ptxas, &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    int wstatus = 0;
-    if (rc != 0) {
-      status = gg_status_make(GG_STATUS_UNAVAILABLE, "cannot run %s: %s", ptxas, strerror(rc));
-    } else if (waitpid(pid, &wstatus, 0) < 0 || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    int exit_code = 0;
+    status = gg_tool_run(ptxas, argv, err, &exit_code);
+    if (!status && exit_code != 0) {
       gg_text report;
       gg_text_init(&report);
       gg_file_read(err, &report);  // best effort: the message says what ptxas said
       status = gg_status_make(GG_STATUS_INTERNAL, "ptxas failed on the generated PTX: %.2000s",
                               report.data ? report.data : "(no output)");
       gg_text_free(&report);
-    } else {
+    } else if (!status) {
       status = gg_file_read(cubin, out);
       if (!status && log) status = gg_file_read(err, log);
     }
   }
-  unlink(in);
-  unlink(cubin);
-  unlink(err);
-  rmdir(dir);
+  const char* files[] = {in, cubin, err};
+  gg_tool_dir_remove(dir, files, 3);
   return status;
 }
 
@@ -194,8 +174,9 @@ gg_stage gg_nvidia_artifact_stage(const gg_op_desc* desc) {
   return missing ? GG_STAGE_ISA : GG_STAGE_BINARY;  // PTX, which the driver compiles
 }
 
-gg_status gg_nvidia_stats(const gg_op_desc* desc, const char* ptx, size_t ptx_length,
-                          gg_text* out) {
+gg_status gg_nvidia_stats(const gg_op_desc* desc, MlirOperation target_module, const char* ptx,
+                          size_t ptx_length, gg_text* out) {
+  (void)target_module;
   gg_text cubin, log;
   gg_text_init(&cubin);
   gg_text_init(&log);
