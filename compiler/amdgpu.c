@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/amd_lds.h"
+#include "compiler/amd_loop.h"
 #include "compiler/compile.h"
 #include "compiler/gpu_module.h"
 #include "runtime/files.h"
@@ -91,73 +93,22 @@ static int value_after(const char* isa, size_t length, const char* key) {
   return -1;
 }
 
-typedef struct line {
-  const char* text;
-  size_t length;
-} line;
-
-static int line_starts_with(line l, const char* prefix) {
-  size_t n = strlen(prefix);
-  return l.length >= n && memcmp(l.text, prefix, n) == 0;
-}
-
-static int line_contains(line l, const char* needle) {
-  size_t n = strlen(needle);
-  for (size_t i = 0; i + n <= l.length; ++i)
-    if (memcmp(l.text + i, needle, n) == 0) return 1;
-  return 0;
-}
-
 gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats) {
   memset(stats, 0, sizeof *stats);
-  // Split into trimmed lines; keep those of the kernel's text (before .amdhsa_kernel).
-  size_t capacity = 1024, count = 0;
-  line* lines = malloc(capacity * sizeof *lines);
-  if (!lines) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  const char* end = isa + length;
-  for (const char* p = isa; p < end;) {
-    const char* nl = memchr(p, '\n', (size_t)(end - p));
-    const char* stop = nl ? nl : end;
-    const char* s = skip_space(p, stop);
-    line l = {s, (size_t)(stop - s)};
-    if (line_starts_with(l, ".amdhsa_kernel")) break;
-    if (count == capacity) {
-      line* grown = realloc(lines, 2 * capacity * sizeof *lines);
-      if (!grown) {
-        free(lines);
-        return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-      }
-      lines = grown;
-      capacity *= 2;
-    }
-    lines[count++] = l;
-    p = nl ? nl + 1 : end;
-  }
-  // Instructions: lines that are not empty, comments, directives or labels.
+  gg_isa_line* lines;
+  size_t count;
+  GG_RETURN_IF_ERROR(gg_isa_kernel_lines(isa, length, &lines, &count));
   for (size_t i = 0; i < count; ++i) {
-    line l = lines[i];
-    if (!l.length || l.text[0] == ';' || l.text[0] == '.' || l.text[l.length - 1] == ':') continue;
+    if (!gg_isa_line_is_instruction(lines[i])) continue;
     stats->isa_lines++;
-    if (line_starts_with(l, "ds_write") || line_starts_with(l, "ds_store")) stats->lds_writes++;
-  }
-  // Loops: a branch back to a label above it. Count the MFMAs between them.
-  for (size_t i = 0; i < count; ++i) {
-    line l = lines[i];
-    if (!line_starts_with(l, "s_cbranch") && !line_starts_with(l, "s_branch")) continue;
-    const char* target = memchr(l.text, '.', l.length);
-    if (!target) continue;
-    size_t target_length = (size_t)(l.text + l.length - target);
-    for (size_t j = 0; j < i; ++j) {
-      line label = lines[j];
-      if (label.length == target_length + 1 && memcmp(label.text, target, target_length) == 0 &&
-          label.text[target_length] == ':') {
-        int mfmas = 0;
-        for (size_t k = j; k < i; ++k) mfmas += line_contains(lines[k], "v_mfma");
-        if (mfmas > stats->mfma_in_loop) stats->mfma_in_loop = mfmas;
-      }
-    }
+    if (gg_isa_line_starts_with(lines[i], "ds_write") || gg_isa_line_starts_with(lines[i], "ds_store"))
+      stats->lds_writes++;
   }
   free(lines);
+  // The K loop's MFMAs (counted alike on every chip).
+  gg_amd_loop loop;
+  GG_RETURN_IF_ERROR(gg_amd_loop_analyze(isa, length, GG_TARGET_COUNT, 0, &loop));
+  stats->mfma_in_loop = loop.mfma;
   stats->vgpr = value_after(isa, length, ".vgpr_count:");
   stats->agpr = value_after(isa, length, ".agpr_count:");
   stats->sgpr = value_after(isa, length, ".sgpr_count:");
@@ -166,10 +117,10 @@ gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats
   stats->kernarg_bytes = value_after(isa, length, ".kernarg_segment_size:");
   if (stats->vgpr < 0 || stats->sgpr < 0 || stats->lds_bytes < 0)
     return gg_status_make(GG_STATUS_INTERNAL, "the assembly has no kernel metadata");
-  // gfx90a and later: VGPRs and AGPRs share 512 registers per lane, allocated in
-  // granules of 8.
-  int registers = stats->vgpr + (stats->agpr > 0 ? stats->agpr : 0);
-  registers = (registers + 7) / 8 * 8;
+  // gfx90a and later: VGPRs and AGPRs share 512 registers per lane, allocated in granules
+  // of 8. .vgpr_count already counts both (the AGPRs start at accum_offset, after the
+  // VGPRs), so the AGPRs are not added again.
+  int registers = (stats->vgpr + 7) / 8 * 8;
   stats->waves_per_simd = registers ? 512 / registers : 8;
   if (stats->waves_per_simd > 8) stats->waves_per_simd = 8;
   return GG_OK;
@@ -212,16 +163,43 @@ gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc) {
   return GG_STAGE_BINARY;  // the code object
 }
 
-gg_status gg_amdgpu_stats(const gg_op_desc* desc, const char* isa, size_t isa_length,
-                          gg_text* out) {
+// The K loop model (docs/amd-model.md): per iteration, MFMA issue cycles against what
+// llvm-mca and the LDS banks say the iteration takes.
+static void append_loop_model(const gg_amd_loop* loop, const gg_amd_lds* lds, gg_text* out) {
+  if (!loop->found || !lds->found) {
+    gg_text_printf(out, " loop=none");
+    return;
+  }
+  gg_text_printf(out,
+                 " loop_mfma=%d loop_mfma_cycles=%d loop_lds_cycles=%d lds_conflict=%d "
+                 "loop_vmem_cover=%d loop_waits=%d loop_copies=%d",
+                 loop->mfma, loop->mfma_cycles, lds->cycles, lds->conflict, loop->vmem_cover,
+                 loop->waits, loop->copies);
+  if (lds->unknown) gg_text_printf(out, " lds_unpriced=%d", lds->unknown);
+  if (loop->cycles_mca < 0) {
+    gg_text_printf(out, " loop_cycles_mca=n/a mfma_share=n/a");
+    return;
+  }
+  double bound = loop->cycles_mca > lds->cycles ? loop->cycles_mca : lds->cycles;
+  gg_text_printf(out, " loop_cycles_mca=%.0f mfma_share=%.2f", loop->cycles_mca,
+                 bound > 0 ? loop->mfma_cycles / bound : 0.0);
+}
+
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, MlirOperation target_module, const char* isa,
+                          size_t isa_length, gg_text* out) {
   gg_isa_stats stats;
   GG_RETURN_IF_ERROR(gg_isa_stats_parse(isa, isa_length, &stats));
+  gg_amd_loop loop;
+  gg_amd_lds lds;
+  GG_RETURN_IF_ERROR(gg_amd_loop_analyze(isa, isa_length, desc->target, 1, &loop));
+  GG_RETURN_IF_ERROR(gg_amd_lds_analyze(target_module, desc->target, &lds));
   // B's path: preshuffled B goes global -> registers, plain B through LDS.
   gg_text_printf(out,
                  "isa_lines=%d vgpr=%d agpr=%d sgpr=%d lds_bytes=%d scratch_bytes=%d "
-                 "waves_per_simd=%d mfma_in_loop=%d lds_writes=%d b_path=%s kernarg_bytes=%d",
+                 "waves_per_simd=%d lds_writes=%d b_path=%s kernarg_bytes=%d",
                  stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
-                 stats.scratch_bytes, stats.waves_per_simd, stats.mfma_in_loop, stats.lds_writes,
+                 stats.scratch_bytes, stats.waves_per_simd, stats.lds_writes,
                  desc->b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes);
+  append_loop_model(&loop, &lds, out);
   return GG_OK;
 }

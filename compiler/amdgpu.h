@@ -37,8 +37,8 @@ typedef struct gg_isa_stats {
 gg_status gg_amdgpu_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffer, size_t size);
 gg_status gg_amdgpu_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
 gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc);
-gg_status gg_amdgpu_stats(const gg_op_desc* desc, const char* isa, size_t isa_length,
-                          gg_text* out);
+gg_status gg_amdgpu_stats(const gg_op_desc* desc, MlirOperation target_module, const char* isa,
+                          size_t isa_length, gg_text* out);
 
 gg_status gg_isa_stats_parse(const char* isa, size_t length, gg_isa_stats* stats);
 

@@ -39,8 +39,8 @@ gg_status gg_nvidia_pipeline(const gg_op_desc* desc, gg_stage stage, char* buffe
 gg_status gg_nvidia_emit(MlirOperation module, const char* name, gg_stage stage, gg_text* out);
 // The module a runtime loads: a cubin where ptxas exists, else the PTX (the driver JITs it).
 gg_stage gg_nvidia_artifact_stage(const gg_op_desc* desc);
-gg_status gg_nvidia_stats(const gg_op_desc* desc, const char* ptx, size_t ptx_length,
-                          gg_text* out);
+gg_status gg_nvidia_stats(const gg_op_desc* desc, MlirOperation target_module, const char* ptx,
+                          size_t ptx_length, gg_text* out);
 
 #ifdef __cplusplus
 }

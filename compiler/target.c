@@ -35,10 +35,17 @@ gg_status gg_compile_stats(const gg_op_desc* desc, gg_text* out) {
   if (!backend->stats)
     return gg_status_make(GG_STATUS_UNIMPLEMENTED, "the %s target has no machine code statistics",
                           gg_target_name(desc->target));
+  MlirContext ctx;
+  MlirModule module;
+  GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_TARGET, &ctx, &module));
   gg_text isa;
   gg_text_init(&isa);
   gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &isa);
-  if (!status) status = backend->stats(desc, isa.data ? isa.data : "", isa.length, out);
+  if (!status)
+    status = backend->stats(desc, mlirModuleGetOperation(module), isa.data ? isa.data : "",
+                            isa.length, out);
   gg_text_free(&isa);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
   return status;
 }
