@@ -6,8 +6,13 @@
 //   4 (lane/16) + r, column lane % 16).
 // - A and B tiles are loaded global -> registers with buffer loads (16 bytes per thread and
 //   chunk; out-of-range lanes are given an offset past the buffer, which reads zero), then
-//   stored to LDS with an XOR swizzle of the 16-byte chunks (chunk ^ row % chunks_per_row)
-//   so the MFMA-order reads of 16 rows at one K hit different banks.
+//   stored to LDS with an XOR swizzle of the 16-byte chunks (per chip, emit_swizzle) so
+//   the MFMA-order reads of 16 rows at one K hit different banks (docs/amd-model.md).
+// - The K loop: a tile's staging (registers -> LDS, barrier) is emitted as early in its
+//   block as its values allow, in a rolled loop before the next tile's loads, which then
+//   reuse the tile's registers (no copies at the back edge) and stay, behind a scheduling
+//   barrier, ahead of the tile's MFMAs; the next tile's blockwise scales load at the end
+//   of the body.
 // - MFMA: 16x16x128 with OCP e4m3fn on gfx950, 16x16x32 with e4m3fnuz on gfx942.
 // - Epilogue: rowwise scales applied in registers, bf16 conversion, a shuffle through LDS
 //   (reusing the K loop's LDS) into 16-byte stores predicated on the group's rows and on
@@ -69,6 +74,7 @@ typedef struct kernel_shape {
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
   const char* f8;    // MFMA operand element type
   bool pingpong;     // preshuffled B: B in registers, A in two alternating LDS buffers
+  gg_op_list to_loop_end;  // ops that move in front of their block's yield when the walk ends
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
   char lds_type[96];
@@ -507,7 +513,28 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   MlirValue args[13] = {sa, sb};
   for (int i = 2; i < 12; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[12] = k->tid;
+  // The next tile's scales in a rolled loop (only the yield uses them) load at the end of
+  // the body, after this tile's MFMAs have used the current ones: they take the same
+  // registers, where loading them first would leave both sets live and copies at the back
+  // edge, and their first use is a tile's MFMAs later.
+  // (The walk would visit ops emitted in front of the yield, so they are emitted here and
+  // moved there when it ends.)
+  bool only_yielded = true;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+    for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+      only_yielded = only_yielded && gg_op_is(mlirOpOperandGetOwner(use), "scf.yield");
+  MlirBlock block = mlirOperationGetBlock(op);
+  MlirOperation previous = {NULL};
+  for (MlirOperation o = mlirBlockGetFirstOperation(block); !mlirOperationEqual(o, op);
+       o = mlirOperationGetNextInBlock(o))
+    previous = o;
   gg_tile_replace(l, op, &t, args, 13);
+  if (l->ok && only_yielded)
+    for (MlirOperation o = mlirOperationIsNull(previous) ? mlirBlockGetFirstOperation(block)
+                                                        : mlirOperationGetNextInBlock(previous);
+         !mlirOperationEqual(o, op); o = mlirOperationGetNextInBlock(o))
+      gg_op_list_push(&k->to_loop_end, o);
   gg_text_free(&t);
   return l->ok;
 }
@@ -515,9 +542,27 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
 // ---------------------------------------------------------------------------------------
 // gg.mma_tile / gg.mma_scaled_tile: registers -> LDS (swizzled), MFMAs from LDS.
 
+// The XOR swizzle of a 16-byte chunk in LDS row `row` (an SSA name; %cpr chunks a row):
+// chunk c sits at c ^ swizzle(row). Fragment reads take one chunk of 16 consecutive rows;
+// the swizzle spreads them over the banks. gfx942 reads 8 lanes (rows) a cycle through 32
+// banks, which chunk ^ row % 8 separates; gfx950 reads 16 lanes a cycle through 64 banks,
+// where rows r and r + 1 already fall in different halves, so the 8 even and the 8 odd
+// rows need distinct chunks: chunk ^ (row / 2) % 8.
+static void emit_swizzle(gg_text* t, const kernel_shape* k, const char* tag, const char* row,
+                         const char* out) {
+  if (k->chip == GG_TARGET_GFX950)
+    emit_tagged(t, tag,
+                "  %%%s_h@ = arith.divui %s, %%c2 : index\n"
+                "  %%%s@ = arith.remui %%%s_h@, %%cpr : index\n",
+                out, row, out, out);
+  else
+    emit_tagged(t, tag, "  %%%s@ = arith.remui %s, %%cpr : index\n", out, row);
+}
+
+
 // Stores a thread's register chunks of one operand tile (%<name>) into LDS at `base`:
 // chunk q (row q / chunks_per_row, chunk q % chunks_per_row) goes to
-// base + row tile_k + 16 (chunk ^ row % chunks_per_row).
+// base + row tile_k + 16 (chunk ^ swizzle(row)).
 static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long long rows,
                        long long base) {
   long long chunks = rows * k->tk / (16 * THREADS);
@@ -528,8 +573,10 @@ static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long
                 "  %%cb@ = arith.constant %lld : index\n"
                 "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
                 "  %%r@ = arith.divui %%q@, %%cpr : index\n"
-                "  %%ch@ = arith.remui %%q@, %%cpr : index\n"
-                "  %%sw@ = arith.remui %%r@, %%cpr : index\n"
+                "  %%ch@ = arith.remui %%q@, %%cpr : index\n",
+                c * THREADS);
+    emit_swizzle(t, k, tag, "%r@", "sw");
+    emit_tagged(t, tag,
                 "  %%x@ = arith.xori %%ch@, %%sw@ : index\n"
                 "  %%xb@ = arith.muli %%x@, %%c16 : index\n"
                 "  %%rb@ = arith.muli %%r@, %%ctk : index\n"
@@ -538,17 +585,20 @@ static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long
                 "  %%ad@ = arith.addi %%ad0@, %%base@ : index\n"
                 "  %%v@ = vector.extract %%%s[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
                 "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
-                c * THREADS, base, name, c, chunks, k->lds_type);
+                base, name, c, chunks, k->lds_type);
   }
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
-// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md; on gfx942
-// with preshuffled B, the K order of the B fragments, see the top of this file).
-static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, int ks,
-                          long long base) {
+// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md). Each lane
+// reads whole 16-byte chunks. gfx942's 16x16x32 steps take K in the fragment order (lane
+// group lg holds K 16 lg + [0, 16) of each 64: the low half for even steps, the high half
+// for odd ones, from one read made at the even step, `even_tag`), for A and B alike, which
+// leaves every sum unchanged.
+static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, const char* even_tag,
+                          int ks, long long base) {
+  emit_swizzle(t, k, tag, "%row@", "fr_sw");
   emit_tagged(t, tag,
-              "  %%fr_sw@ = arith.remui %%row@, %%cpr : index\n"
               "  %%fr_rb0@ = arith.muli %%row@, %%ctk : index\n"
               "  %%fr_base@ = arith.constant %lld : index\n"
               "  %%fr_rb@ = arith.addi %%fr_rb0@, %%fr_base@ : index\n",
@@ -572,53 +622,50 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, in
                 k->f8);
     return;
   }
-  if (k->pingpong) {  // 16x16x32 in fragment order: chunk 4 (ks / 2) + lg, half ks % 2
+  // 16x16x32: chunk 4 (ks / 2) + lg, half ks % 2.
+  if (ks % 2 == 0)
     emit_tagged(t, tag,
                 "  %%fr_co@ = arith.constant %d : index\n"
                 "  %%fr_c@ = arith.addi %%lg, %%fr_co@ : index\n"
-                "  %%fr_h@ = arith.constant %d : index\n",
-                (ks / 2) * 4, (ks % 2) * 8);
-  } else {  // 16x16x32: K 8 lg + [0, 8) of the step: chunk 2 ks + lg / 2, half lg % 2
-    emit_tagged(t, tag,
-                "  %%fr_c0@ = arith.divui %%lg, %%c2 : index\n"
-                "  %%fr_co@ = arith.constant %d : index\n"
-                "  %%fr_c@ = arith.addi %%fr_c0@, %%fr_co@ : index\n"
-                "  %%fr_h0@ = arith.remui %%lg, %%c2 : index\n"
-                "  %%fr_h@ = arith.muli %%fr_h0@, %%c8 : index\n",
-                ks * 2);
-  }
+                "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
+                "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
+                "  %%fr_a@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
+                "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<16xi8>\n",
+                (ks / 2) * 4, k->lds_type);
+  int h = (ks % 2) * 8;
+  char chunk[64];
+  snprintf(chunk, sizeof chunk, "%%fr_v%s", ks % 2 ? even_tag : tag);
   emit_tagged(t, tag,
-              "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
-              "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
-              "  %%fr_a0@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
-              "  %%fr_a@ = arith.addi %%fr_a0@, %%fr_h@ : index\n"
-              "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<8xi8>\n"
-              "  %%f@ = vector.bitcast %%fr_v@ : vector<8xi8> to vector<8x%s>\n",
-              k->lds_type, k->f8);
+              "  %%fr_h@ = vector.shuffle %s, %s [%d, %d, %d, %d, %d, %d, %d, %d] : "
+              "vector<16xi8>, vector<16xi8>\n"
+              "  %%f@ = vector.bitcast %%fr_h@ : vector<8xi8> to vector<8x%s>\n",
+              chunk, chunk, h, h + 1, h + 2, h + 3, h + 4, h + 5, h + 6, h + 7, k->f8);
 }
 
 // %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s, from the LDS tile at base.
 static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, long long base) {
-  char tag[48];
+  char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
+  snprintf(even_tag, sizeof even_tag, "_a%d_%d", s - s % 2, mr);
   emit_tagged(t, tag, "  %%ro@ = arith.constant %d : index\n  %%row@ = arith.addi %%l16, %%ro@ : index\n",
               mr * 16);
-  emit_fragment(t, k, tag, s, base);
+  emit_fragment(t, k, tag, even_tag, s, base);
 }
 
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
 // tile, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K 64 kb +
 // 16 lg + [0, 16) of the lane's column).
 static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
-  char tag[48];
+  char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_b%d_%d", s, na);
+  snprintf(even_tag, sizeof even_tag, "_b%d_%d", s - s % 2, na);
   if (!k->pingpong) {
     emit_tagged(t, tag,
                 "  %%bco@ = arith.constant %d : index\n"
                 "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
                 "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
                 na * 16);
-    emit_fragment(t, k, tag, s, (long long)k->tm * k->tk);
+    emit_fragment(t, k, tag, even_tag, s, (long long)k->tm * k->tk);
     return;
   }
   long long chunks = (long long)(k->tk / 64) * k->n_acc;
@@ -641,6 +688,59 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
                 b_chunk(k, s / 2, na), chunks, h, h + 1, h + 2, h + 3, h + 4, h + 5,
                 h + 6, h + 7, k->f8);
   }
+}
+
+// Ops the staging of a tile may move above: they neither touch LDS nor order anything
+// (address arithmetic, register shuffles, buffer views, global loads), and the gg ops the
+// walk has already rewritten (erased when it ends).
+static bool stage_may_pass(MlirOperation op) {
+  static const char* const prefixes[] = {"arith.", "vector.insert", "vector.extract", "vector.bitcast",
+                                         "vector.shuffle", "vector.broadcast", "memref.reinterpret_cast",
+                                         "memref.collapse_shape", "memref.cast", "memref.dim",
+                                         "amdgpu.raw_buffer_load", "gg."};
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i) {
+    size_t n = strlen(prefixes[i]);
+    if (name.length >= n && !memcmp(name.data, prefixes[i], n)) return true;
+  }
+  return false;
+}
+
+// Stores the tile's A (and plain B) registers to LDS, then a barrier, as early in the
+// mma's block as their values allow: right after what defines them or the last op the
+// staging may not pass (the previous tile's MFMAs and barriers). In a rolled K loop that
+// is the top of the body, before the next tile's loads are issued: the tile's registers
+// are dead by then, so the loads land in the same registers (no copies at the back edge)
+// and the first wait for them comes after this tile's MFMAs.
+static bool emit_staging(gg_tile_lowering* l, const kernel_shape* k, MlirOperation mma, MlirValue a,
+                         MlirValue b, long long a_base, long long a_chunks, long long b_chunks) {
+  MlirBlock block = mlirOperationGetBlock(mma);
+  MlirOperation before = mlirBlockGetFirstOperation(block);
+  for (MlirOperation op = before; !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
+    bool defines = false;
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+      MlirValue result = mlirOperationGetResult(op, r);
+      defines = defines || mlirValueEqual(result, a) || mlirValueEqual(result, b);
+    }
+    if (defines || !stage_may_pass(op)) before = mlirOperationGetNextInBlock(op);
+  }
+  gg_text t;
+  gg_text_init(&t);
+  gg_text_printf(&t,
+                 "func.func @stage(%%a: vector<%lldx16xi8>, %%b: vector<%lldx16xi8>, %%tid: index, "
+                 "%%lds: %s) {\n",
+                 a_chunks, b_chunks, k->lds_type);
+  emit_lane(&t);
+  emit_index(&t, "c2", 2);
+  emit_index(&t, "cpr", k->tk / 16);
+  emit_index(&t, "ctk", k->tk);
+  emit_stage(&t, k, "a", k->tm, a_base);
+  if (!k->pingpong) emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
+  gg_text_printf(&t, "  gpu.barrier\n  return\n}\n");
+  MlirValue args[4] = {a, b, k->tid, k->lds};
+  bool ok = gg_tile_emit(l, before, &t, args, 4, NULL, 0);
+  gg_text_free(&t);
+  return ok;
 }
 
 static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
@@ -673,10 +773,12 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
   emit_index(&t, "npw", k->n_per_wave);
-  gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n");
-  emit_stage(&t, k, "a", k->tm, a_base);
-  if (!k->pingpong) emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
-  gg_text_printf(&t, "  gpu.barrier\n  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
+  // The next tile's loads, issued between the staging and here, stay ahead of every MFMA
+  // of this tile: LLVM's scheduler would otherwise spread them among the MFMAs, and what
+  // it sinks is covered by fewer MFMA cycles when the next staging waits for it.
+  if (!scaled) gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
+  gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                     "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
   int version = 0;  // %acc_<n>: the accumulators after n updates
   if (!scaled) {
     // Rowwise: every step's MFMAs accumulate into the accumulators.
@@ -741,11 +843,18 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // Nobody may overwrite the LDS tiles (the next K step, or the epilogue) until every
   // wave has read them. With ping-pong the next tile writes the other buffer, and the one
   // after it passes the next tile's barrier first; the epilogue waits on its own.
+  // With ping-pong no barrier follows: keep the next tile's staging (which waits for its
+  // loads) behind this tile's MFMAs.
+  gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
   if (!k->pingpong) gg_text_printf(&t, "  gpu.barrier\n");
   gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
   MlirValue args[7];
   args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
   args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
+  if (!l->ok || !emit_staging(l, k, op, args[0], args[1], a_base, a_chunks, b_chunks)) {
+    gg_text_free(&t);
+    return false;
+  }
   args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
   args[3] = k->tid;
   args[4] = k->lds;
@@ -1180,7 +1289,13 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   gg_move_grid_into_kernel(func, grid, kernel, 0);
 
   gg_tile_lowering l = {&amdgpu_target, &k, {0}, {0}, true};
-  return gg_tile_lower(&l, body, kernel);
+  bool lowered = gg_tile_lower(&l, body, kernel);
+  for (size_t i = 0; lowered && i < k.to_loop_end.count; ++i) {
+    MlirOperation o = k.to_loop_end.ops[i];
+    mlirOperationMoveBefore(o, mlirBlockGetTerminator(mlirOperationGetBlock(o)));
+  }
+  gg_op_list_free(&k.to_loop_end);
+  return lowered;
 }
 
 static bool run(MlirOperation module, const void* options) {

@@ -64,7 +64,7 @@ typedef enum opcode {
   OP_M_DIM, OP_M_CAST, OP_M_COLLAPSE, OP_M_REINTERPRET,
   OP_THREAD_ID, OP_BLOCK_ID, OP_BARRIER, OP_RETURN,
   OP_FOR, OP_IF, OP_YIELD,
-  OP_BUFFER_LOAD, OP_BUFFER_STORE, OP_MFMA,
+  OP_BUFFER_LOAD, OP_BUFFER_STORE, OP_MFMA, OP_SCHEDULING_HINT,
 } opcode;
 
 typedef struct sim_op sim_op;
@@ -254,7 +254,7 @@ static const op_entry op_table[] = {
     {"gpu.return", OP_RETURN},           {"scf.for", OP_FOR},
     {"scf.if", OP_IF},                   {"scf.yield", OP_YIELD},
     {"amdgpu.raw_buffer_load", OP_BUFFER_LOAD}, {"amdgpu.raw_buffer_store", OP_BUFFER_STORE},
-    {"amdgpu.mfma", OP_MFMA},
+    {"amdgpu.mfma", OP_MFMA},            {"amdgpu.sched_barrier", OP_SCHEDULING_HINT},
 };
 
 static int64_t* dense_i64_list(MlirAttribute a, int* count) {
@@ -1082,6 +1082,7 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
       s->stats.barriers++;
       break;
     case OP_RETURN: break;
+    case OP_SCHEDULING_HINT: break;  // orders LLVM's scheduling, not the lanes
     case OP_FOR: exec_for(s, o, mask); break;
     case OP_IF: exec_if(s, o, mask); break;
     case OP_YIELD:

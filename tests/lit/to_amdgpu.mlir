@@ -29,7 +29,7 @@
 // GFX950: %[[OOB:.*]] = arith.constant 2147483632 : i32
 // GFX950: arith.select %{{.*}}, %{{.*}}, %[[OOB]] : i32
 // GFX950: amdgpu.raw_buffer_load %[[VIEW]][%{{.*}}] : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
-// Staging: the 16-byte chunk index XOR the row (mod chunks per row).
+// Staging: the 16-byte chunk index XOR a swizzle of the row (gfx950: row / 2 mod chunks per row).
 // GFX950: arith.xori
 // GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // GFX950: gpu.barrier
@@ -51,9 +51,11 @@
 // GFX950: memref.store %{{.*}}, %[[WS]][%{{.*}}] : memref<2xi64>
 // GFX950: gpu.return
 
-// gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments.
+// gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments, two steps' fragments
+// read as one 16-byte chunk (the fragment K order) and split in halves.
 // GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
-// GFX942: vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// GFX942: %[[CHUNK:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// GFX942: vector.shuffle %[[CHUNK]], %[[CHUNK]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi8>, vector<16xi8>
 // GFX942: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 
 // 3D-2D with N = 258 (not a multiple of 8): output rows are not 16-byte aligned, so the
