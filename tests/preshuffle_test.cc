@@ -259,9 +259,11 @@ TEST_P(CodeObjects, NoBInLdsAndWithin256Vgprs) {
       }
       gg_text_free(&isa);
     }
-    // Default tile 128x128x128 and waves_per_eu 2: 512 unified registers / 2 waves.
+    // Default tile 128x128x128 and waves_per_eu 2: 512 unified registers / 2 waves, so at
+    // least 2 waves fit (more when the kernel needs fewer registers: gfx950 at K 512 now
+    // takes 162, 3 waves).
     EXPECT_LE(stats[1].vgpr + stats[1].agpr, 256) << "k=" << k;
-    EXPECT_EQ(stats[1].waves_per_simd, 2) << "k=" << k;
+    EXPECT_GE(stats[1].waves_per_simd, 2) << "k=" << k;
     if (k == 512) {
       EXPECT_EQ(stats[1].scratch_bytes, 0);
     }
