@@ -643,10 +643,24 @@ int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
   return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
 }
 
+static int64_t loop_lds_bytes(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
+  return b_layout == GG_B_PRESHUFFLED ? 2 * (int64_t)tm * tk : (int64_t)tm * tk + (int64_t)tn * tk;
+}
+
+int gg_epilogue_parts(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
+  int64_t loop = loop_lds_bytes(tm, tn, tk, b_layout);
+  int parts = 1;
+  // Halve the band while it needs more LDS than the loop and a half band still holds whole
+  // 16-row MFMA blocks and whole store passes (8 columns for each of 256 threads).
+  while (2 * (int64_t)tm * tn / parts > loop && tm % (2 * parts) == 0 && tm / (2 * parts) % 16 == 0 &&
+         (int64_t)(tm / (2 * parts)) * tn % (8 * 256) == 0)
+    parts *= 2;
+  return parts;
+}
+
 int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
-  int64_t loop = b_layout == GG_B_PRESHUFFLED ? 2 * (int64_t)tm * tk
-                                              : (int64_t)tm * tk + (int64_t)tn * tk;
-  int64_t epilogue = 2 * (int64_t)tm * tn;
+  int64_t loop = loop_lds_bytes(tm, tn, tk, b_layout);
+  int64_t epilogue = 2 * (int64_t)tm * tn / gg_epilogue_parts(tm, tn, tk, b_layout);
   return loop > epilogue ? loop : epilogue;
 }
 

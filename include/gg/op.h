@@ -231,8 +231,10 @@ int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 // ---------------------------------------------------------------------------------------
 // LDS (AMD workgroup memory): a tile stages A and B (tm tk + tn tk bytes), or with
 // preshuffled B (loaded straight into registers) two A buffers in ping-pong (2 tm tk);
-// the epilogue reuses the same memory for the bf16 output tile (2 tm tn bytes).
+// the epilogue reuses the same memory for the bf16 output tile (2 tm tn bytes), in
+// gg_epilogue_parts row bands when the whole tile would need more than the loop.
 int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout);
+int gg_epilogue_parts(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout);
 // 65536 on gfx942, 163840 on gfx950, 0 for the host.
 int64_t gg_lds_capacity(gg_target target);
 

@@ -4,8 +4,8 @@
 #define GG_VERSION_H_
 
 #define GG_VERSION_MAJOR 0
-#define GG_VERSION_MINOR 12
+#define GG_VERSION_MINOR 13
 #define GG_VERSION_PATCH 0
-#define GG_VERSION_STRING "0.12.0"
+#define GG_VERSION_STRING "0.13.0"
 
 #endif  // GG_VERSION_H_

@@ -4,8 +4,8 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx942 --emit tiles | %gg-opt -p "gg-to-amdgpu{chip=gfx942}" | FileCheck %s --check-prefix=GFX942
 // RUN: %gg compile --op mm --ranks 3d2d --groups 5,250,3 --K 256 --target gfx950 --emit target | FileCheck %s --check-prefix=NARROW
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=FLAVOUR
-// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x128 --fp8 e4m3fnuz --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=TOOBIG
-// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x128 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --fp8 e4m3fnuz --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=TOOBIG
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
 
 // GFX950: module attributes {gpu.container_module}
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
@@ -64,5 +64,5 @@
 // NARROW-NOT: vector<8xbf16> -> memref
 
 // FLAVOUR: error: gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn
-// TOOBIG: error: gg-to-amdgpu: tile 256x256x128 needs 131072 bytes of LDS; gfx942 has 65536
-// TOOBIGDESC: error: tile 256x256x128 needs 131072 bytes of LDS; gfx942 has 65536
+// TOOBIG: error: gg-to-amdgpu: tile 256x256x256 needs 131072 bytes of LDS; gfx942 has 65536
+// TOOBIGDESC: error: tile 256x256x256 needs 131072 bytes of LDS; gfx942 has 65536
