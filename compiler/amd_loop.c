@@ -91,6 +91,23 @@ static int is_global_memory(gg_isa_line l) {
          gg_isa_line_starts_with(l, "flat_") || gg_isa_line_starts_with(l, "scratch_");
 }
 
+// Bytes per lane of a global load (its mnemonic's width suffix).
+static int load_bytes(gg_isa_line l) {
+  static const struct {
+    const char* suffix;
+    int bytes;
+  } widths[] = {{"dwordx4", 16}, {"dwordx3", 12}, {"dwordx2", 8}, {"dword", 4},
+                {"b128", 16},    {"b96", 12},     {"b64", 8},     {"b32", 4},
+                {"short", 2},    {"u16", 2},      {"byte", 1},    {"u8", 1}};
+  size_t n = mnemonic_length(l);
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+    size_t w = strlen(widths[i].suffix);
+    for (size_t at = 0; at + w <= n; ++at)
+      if (!memcmp(l.text + at, widths[i].suffix, w)) return widths[i].bytes;
+  }
+  return 4;
+}
+
 static int is_global_load(gg_isa_line l) {
   size_t n = mnemonic_length(l);
   for (size_t i = 0; i + 5 <= n; ++i)
@@ -284,7 +301,11 @@ gg_status gg_amd_loop_analyze(const char* isa, size_t length, gg_target chip, in
       out->mfma_cycles += cycles;
       out->waits += gg_isa_line_starts_with(l, "s_waitcnt");
       out->copies += is_register_copy(l);
-      out->vmem_loads += is_global_load(l);
+      if (is_global_load(l)) {
+        out->vmem_loads++;
+        out->vmem_bytes += load_bytes(l);
+        if (load_bytes(l) == 16) out->vmem_tile_bytes += 16;
+      }
     }
     vmem_cover(lines + first, last - first, chip, out);
     if (mca) run_mca(lines + first, last - first, chip, out);

@@ -30,6 +30,10 @@ typedef struct gg_amd_loop {
   int waits;          // s_waitcnt instructions
   int copies;         // register-to-register moves (v_mov, v_accvgpr) of data
   int vmem_loads;     // global (buffer) loads
+  int vmem_bytes;     // the bytes they bring per lane
+  // Of those, the bytes of 16-byte loads: the A and B tiles. The narrower ones are gg's
+  // scale gathers, whose lanes mostly share addresses (the L1 serves them).
+  int vmem_tile_bytes;
   // The fewest MFMA cycles issued between a global load and the first wait that needs it
   // (over two iterations, so a load waited for in the next one counts what lies between);
   // -1 when the loop loads nothing.

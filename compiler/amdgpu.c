@@ -163,9 +163,15 @@ gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc) {
   return GG_STAGE_BINARY;  // the code object
 }
 
+// What the L2 can feed one CU, in bytes a clock (est., docs/amd-model.md): gfx942's L2
+// serves 2 KiB a clock per XCD to 38 CUs; gfx950's per-CU fill path, 64 bytes a clock.
+static double l2_bytes_per_clock(gg_target chip) { return chip == GG_TARGET_GFX942 ? 2048.0 / 38 : 64.0; }
+
 // The K loop model (docs/amd-model.md): per iteration, MFMA issue cycles against what
-// llvm-mca and the LDS banks say the iteration takes.
-static void append_loop_model(const gg_amd_loop* loop, const gg_amd_lds* lds, gg_text* out) {
+// llvm-mca and the LDS banks say the iteration takes, and the L2 bandwidth the resident
+// workgroups ask for when their MFMAs run at full rate.
+static void append_loop_model(gg_target chip, const gg_isa_stats* stats, const gg_amd_loop* loop,
+                              const gg_amd_lds* lds, gg_text* out) {
   if (!loop->found || !lds->found) {
     gg_text_printf(out, " loop=none");
     return;
@@ -176,13 +182,21 @@ static void append_loop_model(const gg_amd_loop* loop, const gg_amd_lds* lds, gg
                  loop->mfma, loop->mfma_cycles, lds->cycles, lds->conflict, loop->vmem_cover,
                  loop->waits, loop->copies);
   if (lds->unknown) gg_text_printf(out, " lds_unpriced=%d", lds->unknown);
+  // Workgroups (one wave per SIMD each) resident on a CU: what registers and LDS allow.
+  int resident = stats->waves_per_simd;
+  if (stats->lds_bytes > 0 && gg_lds_capacity(chip) / stats->lds_bytes < resident)
+    resident = (int)(gg_lds_capacity(chip) / stats->lds_bytes);
+  double demand = loop->mfma_cycles > 0 ? resident * 256.0 * loop->vmem_tile_bytes / loop->mfma_cycles : 0;
+  double l2_share = demand > l2_bytes_per_clock(chip) ? l2_bytes_per_clock(chip) / demand : 1.0;
+  gg_text_printf(out, " resident_workgroups=%d l2_demand=%.1f", resident, demand);
   if (loop->cycles_mca < 0) {
-    gg_text_printf(out, " loop_cycles_mca=n/a mfma_share=n/a");
+    gg_text_printf(out, " loop_cycles_mca=n/a mfma_share=n/a share_bound=n/a");
     return;
   }
   double bound = loop->cycles_mca > lds->cycles ? loop->cycles_mca : lds->cycles;
-  gg_text_printf(out, " loop_cycles_mca=%.0f mfma_share=%.2f", loop->cycles_mca,
-                 bound > 0 ? loop->mfma_cycles / bound : 0.0);
+  double share = bound > 0 ? loop->mfma_cycles / bound : 0.0;
+  gg_text_printf(out, " loop_cycles_mca=%.0f mfma_share=%.2f share_bound=%.2f", loop->cycles_mca,
+                 share, share < l2_share ? share : l2_share);
 }
 
 gg_status gg_amdgpu_stats(const gg_op_desc* desc, MlirOperation target_module, const char* isa,
@@ -200,6 +214,6 @@ gg_status gg_amdgpu_stats(const gg_op_desc* desc, MlirOperation target_module, c
                  stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
                  stats.scratch_bytes, stats.waves_per_simd, stats.lds_writes,
                  desc->b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes);
-  append_loop_model(&loop, &lds, out);
+  append_loop_model(desc->target, &stats, &loop, &lds, out);
   return GG_OK;
 }

@@ -107,15 +107,45 @@ TEST(LoopModel, DefaultRowwiseKernelsKeepTheirLoopProperties) {
       // gfx950 with preshuffled B still moves B fragments into MFMA operand order (40
       // moves, 48 before the K loop changes; docs/amd-model.md): held at that level until
       // AGPR accumulators free the registers to remove them.
-      if (chip == GG_TARGET_GFX950 && b == GG_B_PRESHUFFLED)
+      if (chip == GG_TARGET_GFX950 && b == GG_B_PRESHUFFLED) {
         EXPECT_LE(atoi(Stat(stats, "loop_copies").c_str()), 40);
-      else
+      } else {
         EXPECT_EQ(Stat(stats, "loop_copies"), "0");
+      }
       EXPECT_EQ(Stat(stats, "lds_conflict"), "1");
+      if (chip == GG_TARGET_GFX942 && b == GG_B_PLAIN) {  // 2 x 256 x 8 loads of 16 B / 1024 clk
+        EXPECT_EQ(Stat(stats, "l2_demand"), "64.0");
+      }
       int per_tile = atoi(Stat(stats, "loop_mfma_cycles").c_str()) / (b == GG_B_PRESHUFFLED ? 2 : 1);
       EXPECT_GT(per_tile, 0);
       EXPECT_GE(atoi(Stat(stats, "loop_vmem_cover").c_str()), per_tile);
     }
+}
+
+// The bound of the model (MFMA share, capped by what the L2 can feed the resident
+// workgroups) at the DeepSeek-V3 shape, for a tile on chip.
+double ShareBound(gg_target chip, gg_tile_config tile) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, 7168, 8);
+  d.tile = tile;
+  gg_text text;
+  gg_text_init(&text);
+  gg_status status = gg_compile_stats(&d, &text);
+  EXPECT_EQ(status, GG_OK);
+  std::string stats = " " + std::string(gg_text_str(&text));
+  gg_text_free(&text);
+  return atof(Stat(stats, "share_bound").c_str());
+}
+
+TEST(LoopModel, LargerTilesAreAheadAtTheDeepSeekShape) {
+  // The 128x128 tile asks the L2 for more than it serves (gfx942: 2 workgroups x 256
+  // threads x 128 bytes per 1024 MFMA clocks = 64 B/clk/CU); the 256-wide tiles halve
+  // that or better.
+  for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950}) {
+    double base = ShareBound(chip, {128, 128, 128, 2, GG_LOOP_ROLLED});
+    EXPECT_GT(base, 0);
+    EXPECT_GT(ShareBound(chip, {256, 128, 128, 1, GG_LOOP_ROLLED}), base) << gg_target_name(chip);
+    EXPECT_GT(ShareBound(chip, {256, 256, 128, 1, GG_LOOP_ROLLED}), base) << gg_target_name(chip);
+  }
 }
 
 }  // namespace
