@@ -72,6 +72,24 @@ gg_tile_config gg_tile_config_default(void) {
   return tile;
 }
 
+gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group) {
+  gg_tile_config tile = gg_tile_config_default();
+  int amd = desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
+  if (amd && desc->b_layout == GG_B_PLAIN && rows_per_group >= GG_LARGE_M_ROWS) {
+    // share_bound at 8 x 2048 rows, N 4096, K 7168 (docs/amd-model.md): rowwise gfx942
+    // 0.82 (128x128: 0.76), gfx950 0.68 (0.33); blockwise 0.53 (0.44) and 0.38 (0.28),
+    // where 256x256 spills.
+    int rowwise = desc->scaling == GG_SCALING_ROWWISE;
+    if (desc->target == GG_TARGET_GFX942 && rowwise) tile.m = 256;
+    else if (desc->target == GG_TARGET_GFX950 && rowwise) tile.m = tile.n = 256;
+    else tile.n = 256;
+    tile.waves_per_eu = 1;
+    if (tile.n == 256 && desc->n < 256) tile.n = 128;  // a narrow output gains nothing
+  }
+  tile.loop = desc->tile.loop;
+  return tile;
+}
+
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
   gg_op_desc resolved = *desc;
   if (resolved.tile.m == 0 && resolved.tile.n == 0 && resolved.tile.k == 0) {

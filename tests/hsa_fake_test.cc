@@ -359,6 +359,76 @@ TEST(FakeHsa, PublicApiLaunchesOnTheGpu) {
   gg_context_destroy(context);
 }
 
+// Calls the stacked rowwise entry point on GPU tensors of total_m rows in g groups (the
+// stand-in runs nothing; the packet is what counts) and returns its status.
+gg_status LaunchStacked(gg_context* context, int64_t total_m, int64_t n, int64_t k, int64_t g) {
+  int64_t a_shape[2] = {total_m, k}, b_shape[3] = {g, n, k}, as_shape[1] = {total_m},
+          bs_shape[2] = {g, n}, meta_shape[1] = {g}, out_shape[2] = {total_m, n};
+  int64_t bytes[6] = {total_m * k, g * n * k, total_m * 4, g * n * 4, g * 8, total_m * n * 2};
+  void* p[6] = {};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(gg_context_gpu_alloc(context, bytes[i], &p[i]), GG_OK);
+  DLDevice gpu = {kDLROCM, 0};
+  DLTensor A = {p[0], gpu, 2, {GG_DL_FLOAT8_E4M3FN, 8, 1}, a_shape, nullptr, 0};
+  DLTensor B = {p[1], gpu, 3, {GG_DL_FLOAT8_E4M3FN, 8, 1}, b_shape, nullptr, 0};
+  DLTensor AS = {p[2], gpu, 1, {kDLFloat, 32, 1}, as_shape, nullptr, 0};
+  DLTensor BS = {p[3], gpu, 2, {kDLFloat, 32, 1}, bs_shape, nullptr, 0};
+  DLTensor META = {p[4], gpu, 1, {kDLInt, 64, 1}, meta_shape, nullptr, 0};
+  DLTensor OUT = {p[5], gpu, 2, {kDLBfloat, 16, 1}, out_shape, nullptr, 0};
+  gg_status status = gg_f8f8bf16_rowwise_grouped_stacked(context, &A, &B, &AS, &BS, &META, &OUT);
+  for (void* q : p) gg_context_gpu_free(context, q);
+  return status;
+}
+
+// With no tile named, the entry points take the model's tile at large M
+// (gg_tile_config_for): on gfx950 rowwise, 256x256x128 from 256 rows per group on.
+TEST(FakeHsa, LargeMTakesTheModelsTile) {
+  gg_op_desc d = Desc(GG_LAYOUT_SIZES, GG_TARGET_GFX950);
+  gg_tile_config large = gg_tile_config_for(&d, GG_LARGE_M_ROWS);
+  EXPECT_EQ(large.m, 256);
+  EXPECT_EQ(large.n, 256);
+  EXPECT_EQ(large.waves_per_eu, 1);
+  d.tile = large;
+  Configure("gfx950", Compile(d));
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  gg_context* context;
+  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  // 3 groups of 300 rows: N 256 is one column block; M tiles bounded by 900 / 256 + G = 6.
+  gg_status status = LaunchStacked(context, 900, 256, 512, 3);
+  ASSERT_EQ(status, GG_OK) << gg_status_message(status);
+  EXPECT_EQ(Le(fake.last_packet() + 12, 4), 256u);
+  EXPECT_EQ(Le(fake.last_packet() + 16, 4), 6u);
+  // 3 groups of 80 rows: the default 128x128: 2 column blocks, 240 / 128 + 3 = 4 M tiles.
+  status = LaunchStacked(context, 240, 256, 512, 3);
+  ASSERT_EQ(status, GG_OK) << gg_status_message(status);
+  EXPECT_EQ(Le(fake.last_packet() + 12, 4), 2u * 256u);
+  EXPECT_EQ(Le(fake.last_packet() + 16, 4), 4u);
+  gg_context_destroy(context);
+}
+
+TEST(TileForShape, FollowsTheModelOnAmdAtLargeM) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_GFX942, 4096, 7168, 8);
+  gg_tile_config t = gg_tile_config_for(&d, 2048);
+  EXPECT_EQ(t.m, 256);  // gfx942 rowwise: 256x128
+  EXPECT_EQ(t.n, 128);
+  d.scaling = GG_SCALING_BLOCKWISE;
+  t = gg_tile_config_for(&d, 2048);
+  EXPECT_EQ(t.m, 128);  // blockwise: 128x256
+  EXPECT_EQ(t.n, 256);
+  t = gg_tile_config_for(&d, GG_LARGE_M_ROWS - 1);
+  EXPECT_EQ(t.m, 128);  // small M: the default
+  EXPECT_EQ(t.n, 128);
+  EXPECT_EQ(t.waves_per_eu, 2);
+  d.b_layout = GG_B_PRESHUFFLED;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "preshuffled B keeps the default";
+  d.b_layout = GG_B_PLAIN;
+  d.n = 192;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "N below 256 keeps 128 columns";
+  d.target = GG_TARGET_HOST;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).m, 128) << "the host keeps the default";
+}
+
 // K = 0 through the public API on the GPU path: the kernel compiles (it used to fail with
 // "the grid holds no mma"), the output is zero-filled, and nothing is dispatched.
 TEST(FakeHsa, ZeroKThroughThePublicApi) {

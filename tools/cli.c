@@ -253,6 +253,7 @@ typedef struct bundle_list {
   gg_op_desc* descs;
   char** flags;
   size_t count, capacity;
+  size_t given;  // descriptors given (each may add its large-M kernel)
 } bundle_list;
 
 static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* flags) {
@@ -275,6 +276,29 @@ static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* f
   }
   ++l->count;
   return 0;
+}
+
+// With no --tile, a descriptor for gfx942 or gfx950 also bundles the kernel the entry
+// points take at large M (gg_tile_config_for), so a bundle serves every M.
+static int bundle_list_add_with_large_m(bundle_list* l, const gg_op_desc* desc, const char* flags) {
+  int code = bundle_list_add(l, desc, flags);
+  if (!code) ++l->given;
+  if (code || desc->tile.m || desc->tile.n || desc->tile.k) return code;
+  gg_tile_config tile = gg_tile_config_for(desc, GG_LARGE_M_ROWS), standard = gg_tile_config_default();
+  if (tile.m == standard.m && tile.n == standard.n && tile.k == standard.k) return 0;
+  gg_op_desc large = *desc;
+  if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
+  large.tile = tile;
+  char line[4096];
+  int n = desc->tile.waves_per_eu
+              ? snprintf(line, sizeof line, "%s --tile %dx%dx%d", flags, tile.m, tile.n, tile.k)
+              : snprintf(line, sizeof line, "%s --tile %dx%dx%d --wpe %d", flags, tile.m, tile.n,
+                         tile.k, tile.waves_per_eu);
+  if (n < 0 || (size_t)n >= sizeof line) {
+    fprintf(stderr, "error: a descriptor line is too long\n");
+    return EXIT_REJECTED;
+  }
+  return bundle_list_add(l, &large, line);
 }
 
 static void bundle_list_free(bundle_list* l) {
@@ -307,7 +331,7 @@ static int bundle_list_read(bundle_list* l, const char* name, const char* text, 
     size_t end = strcspn(line, "#");
     while (end > 0 && isspace((unsigned char)line[end - 1])) --end;
     line[end] = 0;
-    if (!code && !blank) code = bundle_list_add(l, &f.desc, line);
+    if (!code && !blank) code = bundle_list_add_with_large_m(l, &f.desc, line);
     gg_flags_free(&f);
     free(line);
     if (code) return code;
@@ -372,7 +396,7 @@ static int command_bundle(int argc, char** argv) {
   bundle_list kernels = {0};
   if (!code && f.op >= 0 && !(code = gg_flags_finish(&f))) {
     gg_text_printf(&words, " --target %s", target);
-    code = words.failed ? EXIT_FAIL : bundle_list_add(&kernels, &f.desc, words.data);
+    code = words.failed ? EXIT_FAIL : bundle_list_add_with_large_m(&kernels, &f.desc, words.data);
   }
   gg_text text;
   gg_text_init(&text);
@@ -394,8 +418,8 @@ static int command_bundle(int argc, char** argv) {
       long long bytes = stat(output, &st) == 0 ? (long long)st.st_size : -1;
       int unique = distinct_kernels(&kernels);
       printf("bundle %s: %d kernel%s for %s from %zu descriptor%s, %lld bytes, in %.0f ms\n",
-             output, unique, unique == 1 ? "" : "s", target, kernels.count,
-             kernels.count == 1 ? "" : "s", bytes, gg_now_ms() - start);
+             output, unique, unique == 1 ? "" : "s", target, kernels.given,
+             kernels.given == 1 ? "" : "s", bytes, gg_now_ms() - start);
     }
   }
   gg_text_free(&text);

@@ -111,6 +111,16 @@ int gg_layout_has_group_ends(gg_layout layout);
 // The default tile configuration (128x128x128, waves_per_eu 2, rolled).
 gg_tile_config gg_tile_config_default(void);
 
+// The rows per group from which AMD kernels default to a 256-wide tile.
+#define GG_LARGE_M_ROWS 256
+
+// The tile the entry points and bundles use for desc when the caller names none: the
+// default, or on gfx942 and gfx950 with plain B and at least GG_LARGE_M_ROWS rows per
+// group, the tile the K loop model ranks first at large M (docs/amd-model.md): gfx942
+// 256x128x128 (rowwise) or 128x256x128 (blockwise), gfx950 256x256x128 (rowwise) or
+// 128x256x128 (blockwise), waves_per_eu 1. desc's loop form is kept.
+gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group);
+
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
 // normalised (sm_90a: waves_per_eu 0 and the rolled loop; host and AMD: promoted).
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc);
