@@ -263,10 +263,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     if ((d->layout == GG_LAYOUT_SIZES || d->layout == GG_LAYOUT_OFFSETS) && d->g > 0)
       rows = out->m / d->g;
     gg_tile_config tile = gg_tile_config_for(d, rows), standard = gg_tile_config_default();
-    if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k) {
-      if (call->tile.waves_per_eu) tile.waves_per_eu = call->tile.waves_per_eu;
-      d->tile = tile;
-    }
+    if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k) d->tile = tile;
   }
   GG_RETURN_IF_ERROR(gg_op_desc_validate(d));
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {

@@ -9,9 +9,9 @@ static const gg_target_backend backends[GG_TARGET_COUNT] = {
     [GG_TARGET_HOST] = {GG_TARGET_HOST, gg_host_pipeline, GG_STAGE_LLVM_DIALECT, gg_host_emit,
                         "host-library", gg_host_artifact_stage, 0, NULL},
     [GG_TARGET_GFX942] = {GG_TARGET_GFX942, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats},
+                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats, 1},
     [GG_TARGET_GFX950] = {GG_TARGET_GFX950, gg_amdgpu_pipeline, GG_STAGE_BINARY, gg_amdgpu_emit,
-                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats},
+                          "hsaco", gg_amdgpu_artifact_stage, 1, gg_amdgpu_stats, 1},
     [GG_TARGET_SM90A] = {GG_TARGET_SM90A, gg_nvidia_pipeline, GG_STAGE_BINARY, gg_nvidia_emit,
                          "cuda-module", gg_nvidia_artifact_stage, 1, gg_nvidia_stats},
 };
@@ -35,17 +35,20 @@ gg_status gg_compile_stats(const gg_op_desc* desc, gg_text* out) {
   if (!backend->stats)
     return gg_status_make(GG_STATUS_UNIMPLEMENTED, "the %s target has no machine code statistics",
                           gg_target_name(desc->target));
-  MlirContext ctx;
-  MlirModule module;
-  GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_TARGET, &ctx, &module));
+  MlirContext ctx = {NULL};
+  MlirModule module = {NULL};
+  if (backend->stats_read_target_ir)
+    GG_RETURN_IF_ERROR(gg_compile_module(desc, GG_STAGE_TARGET, &ctx, &module));
   gg_text isa;
   gg_text_init(&isa);
   gg_status status = gg_compile_emit(desc, GG_STAGE_ISA, &isa);
   if (!status)
-    status = backend->stats(desc, mlirModuleGetOperation(module), isa.data ? isa.data : "",
-                            isa.length, out);
+    status = backend->stats(desc,
+                            mlirModuleIsNull(module) ? (MlirOperation){NULL}
+                                                     : mlirModuleGetOperation(module),
+                            isa.data ? isa.data : "", isa.length, out);
   gg_text_free(&isa);
-  mlirModuleDestroy(module);
-  mlirContextDestroy(ctx);
+  if (!mlirModuleIsNull(module)) mlirModuleDestroy(module);
+  if (!mlirContextIsNull(ctx)) mlirContextDestroy(ctx);
   return status;
 }

@@ -32,11 +32,13 @@ typedef struct gg_target_backend {
   const char* artifact;
   gg_stage (*artifact_stage)(const gg_op_desc* desc);
   int machine_code;  // has assembly and a binary stage (gg compile --emit isa, --stats)
-  // Appends `key=value ...` statistics of desc's kernel, given the module after the
-  // target's lowering (GG_STAGE_TARGET) and its assembly (GG_STAGE_ISA), to out
+  // Appends `key=value ...` statistics of desc's kernel, given its assembly
+  // (GG_STAGE_ISA) and, for a row with stats_read_target_ir, the module after the
+  // target's lowering (GG_STAGE_TARGET; a null operation otherwise), to out
   // (gg compile --stats); NULL: none.
   gg_status (*stats)(const gg_op_desc* desc, MlirOperation target_module, const char* isa,
                      size_t isa_length, gg_text* out);
+  int stats_read_target_ir;
 } gg_target_backend;
 
 // The row of a target (NULL for a value outside gg_target).

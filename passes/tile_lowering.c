@@ -110,14 +110,16 @@ static void lower_op(gg_tile_lowering* l, MlirOperation op) {
   }
 }
 
-// Ops a lowering inserts go in front of the op being lowered, so the walk, which has
-// already taken the next op, never visits them.
+// The walk visits the ops the block held when it began: what a lowering inserts, wherever
+// in the block (in front of the op, or further down, such as before the loop's yield), is
+// never visited. Rewritten ops stay in place until the walk ends, so the list stays valid.
 static void lower_block(gg_tile_lowering* l, MlirBlock block) {
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && l->ok;) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    lower_op(l, op);
-    op = next;
-  }
+  gg_op_list ops = {0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    gg_op_list_push(&ops, op);
+  for (size_t i = 0; i < ops.count && l->ok; ++i) lower_op(l, ops.ops[i]);
+  gg_op_list_free(&ops);
 }
 
 bool gg_tile_lower(gg_tile_lowering* l, MlirBlock block, MlirOperation root) {

@@ -16,8 +16,9 @@ typedef struct gg_tile_lowering gg_tile_lowering;
 
 typedef struct gg_tile_target {
   const char* pass_name;  // for messages
-  // Each lowers one op, inserting its code before the op, and maps the op's tile results
-  // with gg_tile_map. On failure it emits an error and returns false.
+  // Each lowers one op, inserting its code in the op's block (before the op, or later in
+  // the block: the walk visits only the ops the block held when it began), and maps the
+  // op's tile results with gg_tile_map. On failure it emits an error and returns false.
   bool (*load_tile)(gg_tile_lowering* l, MlirOperation op);
   bool (*load_scales)(gg_tile_lowering* l, MlirOperation op);
   bool (*mma)(gg_tile_lowering* l, MlirOperation op);

@@ -74,7 +74,6 @@ typedef struct kernel_shape {
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
   const char* f8;    // MFMA operand element type
   bool pingpong;     // preshuffled B: B in registers, A in two alternating LDS buffers
-  gg_op_list to_loop_end;  // ops that move in front of their block's yield when the walk ends
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
   char lds_type[96];
@@ -517,24 +516,18 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   // the body, after this tile's MFMAs have used the current ones: they take the same
   // registers, where loading them first would leave both sets live and copies at the back
   // edge, and their first use is a tile's MFMAs later.
-  // (The walk would visit ops emitted in front of the yield, so they are emitted here and
-  // moved there when it ends.)
   bool only_yielded = true;
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
     for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
          !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
       only_yielded = only_yielded && gg_op_is(mlirOpOperandGetOwner(use), "scf.yield");
-  MlirBlock block = mlirOperationGetBlock(op);
-  MlirOperation previous = {NULL};
-  for (MlirOperation o = mlirBlockGetFirstOperation(block); !mlirOperationEqual(o, op);
-       o = mlirOperationGetNextInBlock(o))
-    previous = o;
-  gg_tile_replace(l, op, &t, args, 13);
-  if (l->ok && only_yielded)
-    for (MlirOperation o = mlirOperationIsNull(previous) ? mlirBlockGetFirstOperation(block)
-                                                        : mlirOperationGetNextInBlock(previous);
-         !mlirOperationEqual(o, op); o = mlirOperationGetNextInBlock(o))
-      gg_op_list_push(&k->to_loop_end, o);
+  MlirOperation before = only_yielded ? mlirBlockGetTerminator(mlirOperationGetBlock(op)) : op;
+  MlirValue results[2];
+  if (gg_tile_emit(l, before, &t, args, 13, results, 2)) {
+    gg_tile_map(l, mlirOperationGetResult(op, 0), results[0]);
+    gg_tile_map(l, mlirOperationGetResult(op, 1), results[1]);
+  }
+  gg_tile_done(l, op);
   gg_text_free(&t);
   return l->ok;
 }
@@ -769,7 +762,6 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
   emit_lane(&t);
   emit_index(&t, "c2", 2);
-  emit_index(&t, "c8", 8);
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
   emit_index(&t, "npw", k->n_per_wave);
@@ -991,95 +983,95 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   int band_rows = k->tm / parts, band_blocks = k->m_repeat / parts;
   long long band_passes = passes / parts;
   for (int part = 0; part < parts; ++part) {
-  if (part > 0) gg_text_printf(&t, "  gpu.barrier\n");
-  // Scale, round to bf16 and write each lane's fragment into the LDS band [band_rows][tn].
-  for (int mr = part * band_blocks; mr < (part + 1) * band_blocks; ++mr)
-    for (int na = 0; na < k->n_acc; ++na) {
-      int i = mr * k->n_acc + na;
+    if (part > 0) gg_text_printf(&t, "  gpu.barrier\n");
+    // Scale, round to bf16 and write each lane's fragment into the LDS band [band_rows][tn].
+    for (int mr = part * band_blocks; mr < (part + 1) * band_blocks; ++mr)
+      for (int na = 0; na < k->n_acc; ++na) {
+        int i = mr * k->n_acc + na;
+        char tag[48];
+        snprintf(tag, sizeof tag, "_%d", i);
+        emit_tagged(&t, tag, "  %%ce@ = vector.extract %%acc[%d] : vector<4xf32> from vector<%dx4xf32>\n",
+                    i, accs);
+        if (rowwise)  // (acc * x_scale) * w_scale, in f32
+          emit_tagged(&t, tag,
+                      "  %%cx@ = arith.mulf %%ce@, %%xs_%d_4 : vector<4xf32>\n"
+                      "  %%cv@ = arith.mulf %%cx@, %%ws_%d : vector<4xf32>\n"
+                      "  %%h@ = arith.truncf %%cv@ : vector<4xf32> to vector<4xbf16>\n",
+                      mr, na);
+        else  // blockwise: scaled in the K loop
+          emit_tagged(&t, tag, "  %%h@ = arith.truncf %%ce@ : vector<4xf32> to vector<4xbf16>\n");
+        for (int r = 0; r < 4; ++r) {
+          char et[64];
+          snprintf(et, sizeof et, "_%d_%d", i, r);
+          emit_tagged(&t, et,
+                      "  %%e@ = vector.shuffle %%h_%d, %%h_%d [%d] : vector<4xbf16>, vector<4xbf16>\n"
+                      "  %%eb@ = vector.bitcast %%e@ : vector<1xbf16> to vector<2xi8>\n"
+                      "  %%elo@ = arith.constant %d : index\n"
+                      "  %%elr@ = arith.addi %%lrow, %%elo@ : index\n"
+                      "  %%ear@ = arith.muli %%elr@, %%ctn : index\n"
+                      "  %%eae@ = arith.addi %%ear@, %%col_%d : index\n"
+                      "  %%ea@ = arith.muli %%eae@, %%c2 : index\n"
+                      "  vector.store %%eb@, %%lds[%%ea@] : %s, vector<2xi8>\n",
+                      i, i, r, (mr - part * band_blocks) * 16 + r, na, k->lds_type);
+        }
+      }
+    gg_text_printf(&t, "  gpu.barrier\n");
+    // Each thread stores `ev` adjacent columns per pass; %sr@ is the tile row, %sbr@ the
+    // band's.
+    for (long long p = 0; p < band_passes; ++p) {
       char tag[48];
-      snprintf(tag, sizeof tag, "_%d", i);
-      emit_tagged(&t, tag, "  %%ce@ = vector.extract %%acc[%d] : vector<4xf32> from vector<%dx4xf32>\n",
-                  i, accs);
-      if (rowwise)  // (acc * x_scale) * w_scale, in f32
-        emit_tagged(&t, tag,
-                    "  %%cx@ = arith.mulf %%ce@, %%xs_%d_4 : vector<4xf32>\n"
-                    "  %%cv@ = arith.mulf %%cx@, %%ws_%d : vector<4xf32>\n"
-                    "  %%h@ = arith.truncf %%cv@ : vector<4xf32> to vector<4xbf16>\n",
-                    mr, na);
-      else  // blockwise: scaled in the K loop
-        emit_tagged(&t, tag, "  %%h@ = arith.truncf %%ce@ : vector<4xf32> to vector<4xbf16>\n");
-      for (int r = 0; r < 4; ++r) {
-        char et[64];
-        snprintf(et, sizeof et, "_%d_%d", i, r);
-        emit_tagged(&t, et,
-                    "  %%e@ = vector.shuffle %%h_%d, %%h_%d [%d] : vector<4xbf16>, vector<4xbf16>\n"
-                    "  %%eb@ = vector.bitcast %%e@ : vector<1xbf16> to vector<2xi8>\n"
-                    "  %%elo@ = arith.constant %d : index\n"
-                    "  %%elr@ = arith.addi %%lrow, %%elo@ : index\n"
-                    "  %%ear@ = arith.muli %%elr@, %%ctn : index\n"
-                    "  %%eae@ = arith.addi %%ear@, %%col_%d : index\n"
-                    "  %%ea@ = arith.muli %%eae@, %%c2 : index\n"
-                    "  vector.store %%eb@, %%lds[%%ea@] : %s, vector<2xi8>\n",
-                    i, i, r, (mr - part * band_blocks) * 16 + r, na, k->lds_type);
-      }
-    }
-  gg_text_printf(&t, "  gpu.barrier\n");
-  // Each thread stores `ev` adjacent columns per pass; %sr@ is the tile row, %sbr@ the
-  // band's.
-  for (long long p = 0; p < band_passes; ++p) {
-    char tag[48];
-    snprintf(tag, sizeof tag, "_%d_%lld", part, p);
-    emit_tagged(&t, tag,
-                "  %%sqo@ = arith.constant %lld : index\n"
-                "  %%sq@ = arith.addi %%tid, %%sqo@ : index\n"
-                "  %%sbr@ = arith.divui %%sq@, %%cpr : index\n"
-                "  %%sro@ = arith.constant %d : index\n"
-                "  %%sr@ = arith.addi %%sbr@, %%sro@ : index\n"
-                "  %%sc0@ = arith.remui %%sq@, %%cpr : index\n"
-                "  %%sc@ = arith.muli %%sc0@, %%cev : index\n"
-                "  %%slr@ = arith.muli %%sbr@, %%ctn : index\n"
-                "  %%sle@ = arith.addi %%slr@, %%sc@ : index\n"
-                "  %%sl@ = arith.muli %%sle@, %%c2 : index\n"
-                "  %%sb@ = vector.load %%lds[%%sl@] : %s, vector<%dxi8>\n"
-                "  %%sv@ = vector.bitcast %%sb@ : vector<%dxi8> to vector<%dxbf16>\n"
-                "  %%gir@ = arith.muli %%sr@, %%cn : index\n"
-                "  %%gie@ = arith.addi %%gir@, %%sc@ : index\n"
-                "  %%gi@ = arith.index_cast %%gie@ : index to i32\n"
-                "  %%rok@ = arith.cmpi slt, %%sr@, %%row_limit : index\n"
-                "  %%se@ = arith.addi %%sc@, %%cev : index\n"
-                "  %%fit@ = arith.cmpi sle, %%se@, %%col_limit : index\n"
-                "  %%okrf@ = arith.andi %%rok@, %%fit@ : i1\n",
-                p * THREADS, part * band_rows, k->lds_type, 2 * ev, 2 * ev, ev);
-    // The store goes out whole when its row is in the group and its last column is.
-    const char* ok = mask_rows && mask_cols ? "%okrf@" : mask_rows ? "%rok@" : mask_cols ? "%fit@" : NULL;
-    if (ok) emit_tagged(&t, tag, "  %%gm@ = arith.select %s, %%gi@, %%oob2 : i32\n", ok);
-    emit_tagged(&t, tag, "  amdgpu.raw_buffer_store %%sv@ -> %%outv[%s] : vector<%dxbf16> -> %s, i32\n",
-                ok ? "%gm@" : "%gi@", ev, out_view);
-    if (mask_cols && ev > 1) {  // straddling the group's column end: element by element
+      snprintf(tag, sizeof tag, "_%d_%lld", part, p);
       emit_tagged(&t, tag,
-                  "  %%nf@ = arith.xori %%fit@, %%true : i1\n"
-                  "  %%some@ = arith.cmpi slt, %%sc@, %%col_limit : index\n"
-                  "  %%pa@ = arith.andi %%nf@, %%some@ : i1\n"
-                  "  %%part@ = arith.andi %%pa@, %s : i1\n"
-                  "  scf.if %%part@ {\n",
-                  mask_rows ? "%rok@" : "%true");
-      for (int e = 0; e < ev; ++e) {
-        char et[64];
-        snprintf(et, sizeof et, "%s_%d", tag, e);
-        emit_tagged(&t, et,
-                    "    %%ex@ = vector.shuffle %%sv%s, %%sv%s [%d] : vector<%dxbf16>, vector<%dxbf16>\n"
-                    "    %%eo@ = arith.constant %d : index\n"
-                    "    %%ec@ = arith.addi %%sc%s, %%eo@ : index\n"
-                    "    %%ein@ = arith.cmpi slt, %%ec@, %%col_limit : index\n"
-                    "    %%eoi@ = arith.constant %d : i32\n"
-                    "    %%eia@ = arith.addi %%gi%s, %%eoi@ : i32\n"
-                    "    %%ei@ = arith.select %%ein@, %%eia@, %%oob2 : i32\n"
-                    "    amdgpu.raw_buffer_store %%ex@ -> %%outv[%%ei@] : vector<1xbf16> -> %s, i32\n",
-                    tag, tag, e, ev, ev, e, tag, e, tag, out_view);
+                  "  %%sqo@ = arith.constant %lld : index\n"
+                  "  %%sq@ = arith.addi %%tid, %%sqo@ : index\n"
+                  "  %%sbr@ = arith.divui %%sq@, %%cpr : index\n"
+                  "  %%sro@ = arith.constant %d : index\n"
+                  "  %%sr@ = arith.addi %%sbr@, %%sro@ : index\n"
+                  "  %%sc0@ = arith.remui %%sq@, %%cpr : index\n"
+                  "  %%sc@ = arith.muli %%sc0@, %%cev : index\n"
+                  "  %%slr@ = arith.muli %%sbr@, %%ctn : index\n"
+                  "  %%sle@ = arith.addi %%slr@, %%sc@ : index\n"
+                  "  %%sl@ = arith.muli %%sle@, %%c2 : index\n"
+                  "  %%sb@ = vector.load %%lds[%%sl@] : %s, vector<%dxi8>\n"
+                  "  %%sv@ = vector.bitcast %%sb@ : vector<%dxi8> to vector<%dxbf16>\n"
+                  "  %%gir@ = arith.muli %%sr@, %%cn : index\n"
+                  "  %%gie@ = arith.addi %%gir@, %%sc@ : index\n"
+                  "  %%gi@ = arith.index_cast %%gie@ : index to i32\n"
+                  "  %%rok@ = arith.cmpi slt, %%sr@, %%row_limit : index\n"
+                  "  %%se@ = arith.addi %%sc@, %%cev : index\n"
+                  "  %%fit@ = arith.cmpi sle, %%se@, %%col_limit : index\n"
+                  "  %%okrf@ = arith.andi %%rok@, %%fit@ : i1\n",
+                  p * THREADS, part * band_rows, k->lds_type, 2 * ev, 2 * ev, ev);
+      // The store goes out whole when its row is in the group and its last column is.
+      const char* ok = mask_rows && mask_cols ? "%okrf@" : mask_rows ? "%rok@" : mask_cols ? "%fit@" : NULL;
+      if (ok) emit_tagged(&t, tag, "  %%gm@ = arith.select %s, %%gi@, %%oob2 : i32\n", ok);
+      emit_tagged(&t, tag, "  amdgpu.raw_buffer_store %%sv@ -> %%outv[%s] : vector<%dxbf16> -> %s, i32\n",
+                  ok ? "%gm@" : "%gi@", ev, out_view);
+      if (mask_cols && ev > 1) {  // straddling the group's column end: element by element
+        emit_tagged(&t, tag,
+                    "  %%nf@ = arith.xori %%fit@, %%true : i1\n"
+                    "  %%some@ = arith.cmpi slt, %%sc@, %%col_limit : index\n"
+                    "  %%pa@ = arith.andi %%nf@, %%some@ : i1\n"
+                    "  %%part@ = arith.andi %%pa@, %s : i1\n"
+                    "  scf.if %%part@ {\n",
+                    mask_rows ? "%rok@" : "%true");
+        for (int e = 0; e < ev; ++e) {
+          char et[64];
+          snprintf(et, sizeof et, "%s_%d", tag, e);
+          emit_tagged(&t, et,
+                      "    %%ex@ = vector.shuffle %%sv%s, %%sv%s [%d] : vector<%dxbf16>, vector<%dxbf16>\n"
+                      "    %%eo@ = arith.constant %d : index\n"
+                      "    %%ec@ = arith.addi %%sc%s, %%eo@ : index\n"
+                      "    %%ein@ = arith.cmpi slt, %%ec@, %%col_limit : index\n"
+                      "    %%eoi@ = arith.constant %d : i32\n"
+                      "    %%eia@ = arith.addi %%gi%s, %%eoi@ : i32\n"
+                      "    %%ei@ = arith.select %%ein@, %%eia@, %%oob2 : i32\n"
+                      "    amdgpu.raw_buffer_store %%ex@ -> %%outv[%%ei@] : vector<1xbf16> -> %s, i32\n",
+                      tag, tag, e, ev, ev, e, tag, e, tag, out_view);
+        }
+        gg_text_printf(&t, "  }\n");
       }
-      gg_text_printf(&t, "  }\n");
     }
-  }
   }
   gg_text_printf(&t, "  return\n}\n");
   MlirValue args[13];
@@ -1314,13 +1306,7 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   gg_move_grid_into_kernel(func, grid, kernel, 0);
 
   gg_tile_lowering l = {&amdgpu_target, &k, {0}, {0}, true};
-  bool lowered = gg_tile_lower(&l, body, kernel);
-  for (size_t i = 0; lowered && i < k.to_loop_end.count; ++i) {
-    MlirOperation o = k.to_loop_end.ops[i];
-    mlirOperationMoveBefore(o, mlirBlockGetTerminator(mlirOperationGetBlock(o)));
-  }
-  gg_op_list_free(&k.to_loop_end);
-  return lowered;
+  return gg_tile_lower(&l, body, kernel);
 }
 
 static bool run(MlirOperation module, const void* options) {

@@ -87,6 +87,7 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
     if (tile.n == 256 && desc->n < 256) tile.n = 128;  // a narrow output gains nothing
   }
   tile.loop = desc->tile.loop;
+  if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
   return tile;
 }
 

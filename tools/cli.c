@@ -287,7 +287,6 @@ static int bundle_list_add_with_large_m(bundle_list* l, const gg_op_desc* desc, 
   gg_tile_config tile = gg_tile_config_for(desc, GG_LARGE_M_ROWS), standard = gg_tile_config_default();
   if (tile.m == standard.m && tile.n == standard.n && tile.k == standard.k) return 0;
   gg_op_desc large = *desc;
-  if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
   large.tile = tile;
   char line[4096];
   int n = desc->tile.waves_per_eu
