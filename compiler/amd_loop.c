@@ -215,10 +215,95 @@ static int find_mca(char* buffer, size_t size) {
 }
 
 // llvm-mca over the loop body, straight-line (branches and labels dropped). LLVM 22 prices
-// every FP8 MFMA at 4 passes; an MFMA whose published rate is longer is followed by shadow
-// MFMAs (into a[252:255] with C = 0, so nothing depends on them) that make up the rest.
-// llvm-mca counts issue cycles of a wave64 instruction (4 clocks); the result is in clocks.
+// every FP8 MFMA at 4 passes; an MFMA whose published rate is longer is given shadow MFMAs
+// that hold the matrix core for the rest: the real one again on its own destination (A
+// and B as the real one's, C = its destination), so D's readers see it complete when the
+// real one would. A wave issues other instructions while its MFMA runs, so each shadow
+// goes after the (up to) 3 instructions that fill the issue slots of the 4 passes before
+// it, not straight after the MFMA, where in-order issue would stall them behind it: an
+// 8-pass MFMA then leaves 6 slots to other instructions (the shadow takes the 7th). A
+// shadow goes in front of an instruction that may stall the wave (a wait, a barrier, a
+// nop: the matrix core runs on while the wave waits) or that writes the registers it
+// reads (its A and B, which the real MFMA has already read). llvm-mca counts issue cycles
+// of a wave64 instruction (4 clocks); the result is in clocks.
 #define MCA_ITERATIONS 100
+#define MCA_SLOTS_PER_PASS_GROUP 3
+
+// A register operand: bank 'v', 'a' or 's' and its range, from text like v[4:7] or a12.
+typedef struct reg_range {
+  char bank;
+  int lo, hi;
+} reg_range;
+
+static int parse_range(const char* p, const char* end, reg_range* r) {
+  p = skip_space(p, end);
+  if (p >= end || (*p != 'v' && *p != 'a' && *p != 's')) return 0;
+  r->bank = *p++;
+  if (p < end && *p == '[') {
+    r->lo = atoi(p + 1);
+    const char* colon = memchr(p, ':', (size_t)(end - p));
+    r->hi = colon ? atoi(colon + 1) : r->lo;
+    return 1;
+  }
+  if (p >= end || *p < '0' || *p > '9') return 0;
+  r->lo = r->hi = atoi(p);
+  return 1;
+}
+
+// The operand after `commas` commas (0: the first).
+static int operand_range(gg_isa_line l, int commas, reg_range* r) {
+  const char* end = l.text + l.length;
+  const char* p = l.text + mnemonic_length(l);
+  for (int i = 0; i < commas; ++i) {
+    p = memchr(p, ',', (size_t)(end - p));
+    if (!p) return 0;
+    ++p;
+  }
+  return parse_range(p, end, r);
+}
+
+static int overlaps(reg_range a, reg_range b) {
+  return a.bank == b.bank && a.lo <= b.hi && b.lo <= a.hi;
+}
+
+// Whether instruction `l` writes a register in `r`: its first operand, for the vector ALU,
+// LDS reads and global loads (stores and scalar instructions write no vector register).
+static int writes_range(gg_isa_line l, reg_range r) {
+  int writes = gg_isa_line_starts_with(l, "v_") || gg_isa_line_starts_with(l, "ds_read") ||
+               gg_isa_line_starts_with(l, "ds_load") ||
+               (is_global_memory(l) && is_global_load(l));
+  reg_range d;
+  return writes && operand_range(l, 0, &d) && overlaps(d, r);
+}
+
+// The shadow of an MFMA line (see above): D = op(A, B, D).
+static void append_shadow(gg_text* text, gg_isa_line l) {
+  const char* c1 = memchr(l.text, ',', l.length);
+  const char* c3 = NULL;
+  if (c1) {
+    const char* c2 = memchr(c1 + 1, ',', (size_t)(l.text + l.length - c1 - 1));
+    if (c2) c3 = memchr(c2 + 1, ',', (size_t)(l.text + l.length - c2 - 1));
+  }
+  if (!c3) return;
+  int n = (int)mnemonic_length(l);
+  const char* d = skip_space(l.text + n, c1);
+  gg_text_printf(text, "%.*s %.*s%.*s, %.*s\n", n, l.text, (int)(c1 - d), d, (int)(c3 - c1), c1,
+                 (int)(c1 - d), d);
+}
+
+static int may_stall(gg_isa_line l) {
+  return gg_isa_line_starts_with(l, "s_waitcnt") || gg_isa_line_starts_with(l, "s_barrier") ||
+         gg_isa_line_starts_with(l, "s_nop") || gg_isa_line_starts_with(l, "s_sleep");
+}
+
+// Whether the shadows of `mfma` must go in front of `l`.
+static int blocks_shadow(gg_isa_line mfma, gg_isa_line l) {
+  reg_range a, b;
+  if (may_stall(l)) return 1;
+  return operand_range(mfma, 1, &a) && operand_range(mfma, 2, &b) &&
+         (writes_range(l, a) || writes_range(l, b));
+}
+
 static void run_mca(const gg_isa_line* body, size_t n, gg_target chip, gg_amd_loop* out) {
   out->cycles_mca = -1;
   char mca[PATH_MAX];
@@ -228,24 +313,26 @@ static void run_mca(const gg_isa_line* body, size_t n, gg_target chip, gg_amd_lo
   }
   gg_text text;
   gg_text_init(&text);
+  gg_isa_line pending = {NULL, 0};  // the MFMA whose shadows are still due
+  int shadows = 0, fillers = 0;
   for (size_t i = 0; i < n; ++i) {
     gg_isa_line l = body[i];
     if (!gg_isa_line_is_instruction(l) || is_branch(l)) continue;
-    gg_text_printf(&text, "%.*s\n", (int)l.length, l.text);
     int cycles = gg_amd_mfma_cycles(chip, l.text, mnemonic_length(l));
-    for (int extra = cycles / 16 - 1; extra > 0; --extra) {  // LLVM's 4 passes = 16 clocks
-      // The shadow: the real one's A and B operands, into a[252:255].
-      const char* c1 = memchr(l.text, ',', l.length);
-      const char* c3 = NULL;
-      if (c1) {
-        const char* c2 = memchr(c1 + 1, ',', (size_t)(l.text + l.length - c1 - 1));
-        if (c2) c3 = memchr(c2 + 1, ',', (size_t)(l.text + l.length - c2 - 1));
-      }
-      if (!c3) break;
-      gg_text_printf(&text, "%.*s a[252:255]%.*s, 0\n", (int)mnemonic_length(l), l.text,
-                     (int)(c3 - c1), c1);
+    if (shadows > 0 && (cycles > 0 || blocks_shadow(pending, l)))  // the shadows go first
+      for (; shadows > 0; --shadows) append_shadow(&text, pending);
+    gg_text_printf(&text, "%.*s\n", (int)l.length, l.text);
+    if (cycles > 0) {
+      pending = l;
+      shadows = cycles / 16 - 1;  // LLVM's 4 passes = 16 clocks
+      fillers = 0;
+    } else if (shadows > 0 && ++fillers == MCA_SLOTS_PER_PASS_GROUP) {
+      append_shadow(&text, pending);
+      --shadows;
+      fillers = 0;
     }
   }
+  for (; shadows > 0; --shadows) append_shadow(&text, pending);
   char dir[PATH_MAX], in[PATH_MAX + 16], log[PATH_MAX + 16];
   gg_status status = gg_tool_dir_make("gg-mca", dir, sizeof dir);
   if (status) {
