@@ -170,17 +170,21 @@ static double l2_bytes_per_clock(gg_target chip) { return chip == GG_TARGET_GFX9
 // The K loop model (docs/amd-model.md): per iteration, MFMA issue cycles against what
 // llvm-mca and the LDS banks say the iteration takes, and the L2 bandwidth the resident
 // workgroups ask for when their MFMAs run at full rate.
-static void append_loop_model(gg_target chip, const gg_isa_stats* stats, const gg_amd_loop* loop,
-                              const gg_amd_lds* lds, gg_text* out) {
+static void append_loop_model(const gg_op_desc* desc, const gg_isa_stats* stats,
+                              const gg_amd_loop* loop, const gg_amd_lds* lds, gg_text* out) {
+  gg_target chip = desc->target;
   if (!loop->found || !lds->found) {
     gg_text_printf(out, " loop=none");
     return;
   }
+  // Tiles per iteration: a wave's MFMAs per tile are its 16x16 blocks times the K steps.
+  gg_op_desc d = gg_op_desc_with_defaults(desc);
+  int per_tile = (d.tile.m / 16) * (d.tile.n / 64) * (d.tile.k / (chip == GG_TARGET_GFX950 ? 128 : 32));
   gg_text_printf(out,
-                 " loop_mfma=%d loop_mfma_cycles=%d loop_lds_cycles=%d lds_conflict=%d "
+                 " loop_mfma=%d loop_tiles=%d loop_mfma_cycles=%d loop_lds_cycles=%d lds_conflict=%d "
                  "loop_vmem_cover=%d loop_waits=%d loop_copies=%d",
-                 loop->mfma, loop->mfma_cycles, lds->cycles, lds->conflict, loop->vmem_cover,
-                 loop->waits, loop->copies);
+                 loop->mfma, per_tile > 0 ? loop->mfma / per_tile : 0, loop->mfma_cycles, lds->cycles,
+                 lds->conflict, loop->vmem_cover, loop->waits, loop->copies);
   if (lds->unknown) gg_text_printf(out, " lds_unpriced=%d", lds->unknown);
   // Workgroups (one wave per SIMD each) resident on a CU: what registers and LDS allow.
   int resident = stats->waves_per_simd;
@@ -214,6 +218,6 @@ gg_status gg_amdgpu_stats(const gg_op_desc* desc, MlirOperation target_module, c
                  stats.isa_lines, stats.vgpr, stats.agpr, stats.sgpr, stats.lds_bytes,
                  stats.scratch_bytes, stats.waves_per_simd, stats.lds_writes,
                  desc->b_layout == GG_B_PRESHUFFLED ? "registers" : "lds", stats.kernarg_bytes);
-  append_loop_model(desc->target, &stats, &loop, &lds, out);
+  append_loop_model(desc, &stats, &loop, &lds, out);
   return GG_OK;
 }

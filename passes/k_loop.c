@@ -9,11 +9,14 @@
 //   tile is peeled; its loads stay masked.
 // unrolled: one load/mma step per tile, straight-line (static trip counts only).
 //
-// Over preshuffled B (a load_tile with operand "b_preshuffled") AMD targets stage A in two
-// LDS buffers alternately (ping-pong), so each mma is tagged gg.lds_buffer = its tile's
-// parity, and the rolled form steps by pairs of tiles so that the parity stays a
-// compile-time fact inside the body: the loop covers the pairs whose successor tile exists
-// (prefetching it), and the one or two tiles left are peeled.
+// Where the loop says its tiles alternate between two LDS buffers (gg.lds_buffers = 2,
+// which gg-tile sets for preshuffled B, and for AMD plain B where two stages fit; without
+// the attribute, a load_tile with operand "b_preshuffled"), each mma is tagged
+// gg.lds_buffer = its tile's parity, and the rolled form steps by pairs of tiles so that
+// the parity stays a compile-time fact inside the body: the loop covers the pairs whose
+// successor tile exists (prefetching it), and the one or two tiles left are peeled. With
+// gg.prefetch = 2 the loads run two tiles ahead instead (emit_ahead), so that a tile can be
+// staged while the previous one computes.
 //
 // Both forms add the tiles into the accumulator in the same order, so results are
 // bit-identical. mode=auto follows each loop's attribute.
@@ -61,7 +64,8 @@ typedef struct k_loop {
   int load_count;        // mma operands other than the accumulator
   MlirValue loads[4];    // in mma operand order, excluding acc (operand 2)
   int load_positions[4];
-  bool pingpong;         // B is preshuffled: mmas alternate LDS buffers
+  bool pingpong;         // the mmas alternate between two LDS buffers (gg.lds_buffers = 2)
+  int prefetch;          // how many tiles ahead the loads run (gg.prefetch: 1 or 2)
 } k_loop;
 
 static bool analyze(MlirOperation loop, k_loop* k) {
@@ -88,8 +92,19 @@ static bool analyze(MlirOperation loop, k_loop* k) {
     char operand[32];
     if (gg_op_is(op, GG_OP_LOAD_TILE) && gg_attr_string(op, "operand", operand, sizeof operand) &&
         !strcmp(operand, "b_preshuffled"))
-      k->pingpong = true;
+      k->pingpong = true;  // without gg.lds_buffers: preshuffled B alternates A's buffers
   }
+  int64_t buffers = k->pingpong ? 2 : 1, prefetch = 1;
+  gg_attr_int(loop, "gg.lds_buffers", &buffers);
+  gg_attr_int(loop, "gg.prefetch", &prefetch);
+  if ((buffers != 1 && buffers != 2) || (prefetch != 1 && prefetch != 2) ||
+      (prefetch == 2 && buffers != 2)) {
+    gg_emit_error(loop, "gg-k-loop: gg.lds_buffers must be 1 or 2 and gg.prefetch 1 or 2 (2 only "
+                        "with two buffers), not %lld and %lld", (long long)buffers, (long long)prefetch);
+    return false;
+  }
+  k->pingpong = buffers == 2;
+  k->prefetch = (int)prefetch;
   if (mmas != 1) {
     gg_emit_error(loop, "gg-k-loop: a K loop holds exactly one mma, found %d", mmas);
     return false;
@@ -180,20 +195,23 @@ static bool last_start_dynamic(const k_loop* k, MlirOperation before, MlirValue*
 }
 
 // Builds `scf.for %k = lb to ub step (tiles s) iter_args(acc = init, loaded...)` before
-// `before` whose body computes `tiles` consecutive tiles, each while the next one's loads
-// (at k + s, k + 2 s, ...) are in flight. Returns the loop's results: the accumulator,
-// then the loaded tiles it carries.
+// `before` whose body computes `tiles` consecutive tiles, each while the loads `depth`
+// tiles ahead of it (at k + depth s, ...) are in flight: the loop carries the loaded tiles
+// of the next `depth` tiles (window0 holds them for its first iteration, depth x
+// load_count values, nearest first). Returns the loop's results: the accumulator, then the
+// window it leaves.
 static bool emit_prefetch_loop(const k_loop* k, MlirValue lb, MlirValue init, MlirValue ub,
-                               int tiles, int64_t first_tile, const MlirValue* tiles0,
+                               int tiles, int depth, int64_t first_tile, const MlirValue* window0,
                                MlirOperation before, MlirValue* results) {
   gg_text t;
   gg_text_init(&t);
-  MlirValue args[8], loop_step = k->step;
+  MlirValue args[12], loop_step = k->step;
   if (tiles > 1) {
     int64_t step;
     if (!gg_value_constant(k->step, &step) || !index_constant(before, step * tiles, &loop_step))
       return false;
   }
+  int carried = depth * k->load_count;
   int argc = 0;
   args[argc++] = lb;
   args[argc++] = ub;
@@ -201,29 +219,28 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue lb, MlirValue init, Ml
   args[argc++] = init;
   gg_text_printf(&t, "func.func @prefetch(%%lb: index, %%ub: index, %%s: index, %%init: ");
   gg_text_type(&t, mlirValueGetType(k->init));
-  for (int i = 0; i < k->load_count; ++i) {
-    args[argc++] = tiles0[i];
+  for (int i = 0; i < carried; ++i) {
+    args[argc++] = window0[i];
     gg_text_printf(&t, ", %%p%d: ", i);
-    gg_text_type(&t, mlirValueGetType(tiles0[i]));
+    gg_text_type(&t, mlirValueGetType(window0[i]));
   }
   gg_text t_types;
   gg_text_init(&t_types);
   gg_text_type(&t_types, mlirValueGetType(k->init));
-  for (int i = 0; i < k->load_count; ++i) {
+  for (int i = 0; i < carried; ++i) {
     gg_text_printf(&t_types, ", ");
-    gg_text_type(&t_types, mlirValueGetType(tiles0[i]));
+    gg_text_type(&t_types, mlirValueGetType(window0[i]));
   }
   gg_text_printf(&t, ") -> (%s) {\n", gg_text_str(&t_types));
   gg_text_printf(&t, "  %%r:%d = scf.for %%k = %%lb to %%ub step %%s iter_args(%%acc = %%init",
-                 1 + k->load_count);
-  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%q%d = %%p%d", i, i);
+                 1 + carried);
+  for (int i = 0; i < carried; ++i) gg_text_printf(&t, ", %%q%d = %%p%d", i, i);
   gg_text_printf(&t, ") -> (%s) {\n    scf.yield %%acc", gg_text_str(&t_types));
-  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%q%d", i);
+  for (int i = 0; i < carried; ++i) gg_text_printf(&t, ", %%q%d", i);
   gg_text_printf(&t, " : %s\n  } {gg.loop = \"prefetch\"}\n  return %%r#0", gg_text_str(&t_types));
-  for (int i = 0; i < k->load_count; ++i) gg_text_printf(&t, ", %%r#%d", i + 1);
+  for (int i = 0; i < carried; ++i) gg_text_printf(&t, ", %%r#%d", i + 1);
   gg_text_printf(&t, " : %s\n}\n", gg_text_str(&t_types));
-  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, argc, results,
-                                            1 + k->load_count);
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, argc, results, 1 + carried);
   gg_text_free(&t);
   gg_text_free(&t_types);
   if (!ok) return false;
@@ -233,16 +250,20 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue lb, MlirValue init, Ml
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirValue iv = mlirBlockGetArgument(body, 0);
   MlirValue acc = mlirBlockGetArgument(body, 1);
-  MlirValue current[4], next[4], at = iv;
-  for (int i = 0; i < k->load_count; ++i) current[i] = mlirBlockGetArgument(body, 2 + i);
+  MlirValue window[8], at = iv;  // depth x load_count, nearest tile first
+  for (int i = 0; i < carried; ++i) window[i] = mlirBlockGetArgument(body, 2 + i);
+  for (int d = 0; d < depth; ++d)
+    if (!index_add(yield, at, k->step, &at)) return false;  // the first load is depth tiles ahead
   for (int j = 0; j < tiles; ++j) {
-    if (!index_add(yield, at, k->step, &at)) return false;
+    MlirValue next[4];
     emit_loads(k, at, yield, next);
-    acc = emit_mma(k, current, acc, first_tile + j, yield);  // tiles is even: parity repeats
-    memcpy(current, next, sizeof current);
+    acc = emit_mma(k, window, acc, first_tile + j, yield);  // tiles is even: parity repeats
+    memmove(window, window + k->load_count, (size_t)(carried - k->load_count) * sizeof *window);
+    memcpy(window + carried - k->load_count, next, (size_t)k->load_count * sizeof *window);
+    if (j + 1 < tiles && !index_add(yield, at, k->step, &at)) return false;
   }
   mlirOperationSetOperand(yield, 0, acc);
-  for (int i = 0; i < k->load_count; ++i) mlirOperationSetOperand(yield, 1 + i, current[i]);
+  for (int i = 0; i < carried; ++i) mlirOperationSetOperand(yield, 1 + i, window[i]);
   return true;
 }
 
@@ -279,9 +300,54 @@ static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t 
   if (!index_constant(k->loop, lb + first * step, &loop_lb) ||
       !index_constant(k->loop, lb + (first + 2 * pairs) * step, &loop_ub))
     return false;
-  if (!emit_prefetch_loop(k, loop_lb, loop_init, loop_ub, 2, first, tiles, k->loop, results))
+  if (!emit_prefetch_loop(k, loop_lb, loop_init, loop_ub, 2, 1, first, tiles, k->loop, results))
     return false;
   *acc = emit_mma(k, results + 1, results[0], trips - 1, k->loop);
+  return true;
+}
+
+// Two tiles ahead (gg.prefetch = 2, static trip count T): each tile's loads are issued
+// two tiles before it computes, so that gg-to-amdgpu can stage a tile into its LDS buffer
+// while the previous tile's MFMAs run and issue the loads of the tile after it into the
+// same registers: a load then has a whole tile's MFMAs to arrive. Order: loads of tiles 0
+// and 1, then per tile t the loads of t + 2 and the mma of t. Tile 0 is peeled (its own
+// staging comes first); pairs of tiles roll while both loads of the pair are full tiles
+// (at most T - 2, so a K tail predicate lives only in a peeled load); the rest is peeled.
+// Unrolled, every tile is peeled in the same order.
+static bool emit_ahead(const k_loop* k, int64_t lb, int64_t step, int64_t trips, bool rolled,
+                       MlirValue* acc) {
+  MlirValue window[8], kv;  // the loaded tiles of t and t + 1
+  int n = k->load_count;
+  for (int64_t t = 0; t < 2 && t < trips; ++t) {
+    if (!index_constant(k->loop, lb + t * step, &kv)) return false;
+    emit_loads(k, kv, k->loop, window + t * n);
+  }
+  // Pairs (j, j + 1) from j = 1 while j + 3 <= T - 2.
+  int64_t pairs = rolled && trips >= 6 ? (trips - 4) / 2 : 0;
+  int64_t t = 0;
+  while (t < trips) {
+    if (t == 1 && pairs > 0) {
+      MlirValue loop_lb, loop_ub, results[9];
+      if (!index_constant(k->loop, lb + step, &loop_lb) ||
+          !index_constant(k->loop, lb + (1 + 2 * pairs) * step, &loop_ub) ||
+          !emit_prefetch_loop(k, loop_lb, *acc, loop_ub, 2, 2, 1, window, k->loop, results))
+        return false;
+      *acc = results[0];
+      memcpy(window, results + 1, (size_t)(2 * n) * sizeof *window);
+      t += 2 * pairs;
+      continue;
+    }
+    MlirValue next[4];
+    bool load = t + 2 < trips;
+    if (load) {
+      if (!index_constant(k->loop, lb + (t + 2) * step, &kv)) return false;
+      emit_loads(k, kv, k->loop, next);
+    }
+    *acc = emit_mma(k, window, *acc, t, k->loop);
+    memmove(window, window + n, (size_t)n * sizeof *window);
+    if (load) memcpy(window + n, next, (size_t)n * sizeof *window);
+    ++t;
+  }
   return true;
 }
 
@@ -307,7 +373,9 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
                     (long long)trips, GG_MAX_UNROLLED_K_TILES);
       return false;
     }
-    if (mode == MODE_UNROLLED || trips <= (k.pingpong ? 2 : 1)) {
+    if (k.prefetch == 2) {
+      if (!emit_ahead(&k, lb, step, trips, mode != MODE_UNROLLED, &acc)) return false;
+    } else if (mode == MODE_UNROLLED || trips <= (k.pingpong ? 2 : 1)) {
       for (int64_t t = 0; t < trips; ++t)
         if (!emit_step(&k, lb + t * step, t, &acc, loop)) return false;
     } else if (k.pingpong) {
@@ -317,7 +385,7 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
       if (!index_constant(loop, lb, &k0) || !index_constant(loop, lb + (trips - 2) * step, &loop_ub))
         return false;
       emit_loads(&k, k0, loop, tiles0);
-      if (!emit_prefetch_loop(&k, k.lb, k.init, loop_ub, 1, 0, tiles0, loop, results))
+      if (!emit_prefetch_loop(&k, k.lb, k.init, loop_ub, 1, 1, 0, tiles0, loop, results))
         return false;
       // Peeled: the last tile's loads first (they overlap the next-to-last compute).
       if (!index_constant(loop, lb + (trips - 1) * step, &k_last)) return false;
@@ -327,13 +395,14 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
     }
   } else {
     if (k.pingpong) {
-      gg_emit_error(loop, "gg-k-loop: preshuffled B needs a static K trip count");
+      gg_emit_error(loop, "gg-k-loop: alternating LDS buffers (preshuffled B) need a static K "
+                          "trip count");
       return false;
     }
     MlirValue tiles0[4], results[5], last_start;
     emit_loads(&k, k.lb, loop, tiles0);
     if (!last_start_dynamic(&k, loop, &last_start)) return false;
-    if (!emit_prefetch_loop(&k, k.lb, k.init, last_start, 1, 0, tiles0, loop, results))
+    if (!emit_prefetch_loop(&k, k.lb, k.init, last_start, 1, 1, 0, tiles0, loop, results))
       return false;
     acc = emit_mma(&k, results + 1, results[0], 0, loop);
   }

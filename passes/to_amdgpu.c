@@ -5,14 +5,19 @@
 //   A lane holds m_repeat x n_acc accumulators of a 16x16 MFMA (4 f32 each, row
 //   4 (lane/16) + r, column lane % 16).
 // - A and B tiles are loaded global -> registers with buffer loads (16 bytes per thread and
-//   chunk; out-of-range lanes are given an offset past the buffer, which reads zero), then
+//   chunk, from a view at the tile's first row with the K step as the uniform soffset;
+//   out-of-range lanes are given an offset past the buffer, which reads zero), then
 //   stored to LDS with an XOR swizzle of the 16-byte chunks (per chip, emit_swizzle) so
 //   the MFMA-order reads of 16 rows at one K hit different banks (docs/amd-model.md).
-// - The K loop: a tile's staging (registers -> LDS, barrier) is emitted as early in its
-//   block as its values allow, in a rolled loop before the next tile's loads, which then
-//   reuse the tile's registers (no copies at the back edge) and stay, behind a scheduling
-//   barrier, ahead of the tile's MFMAs; the next tile's blockwise scales load at the end
-//   of the body.
+// - The K loop, per tile: its MFMAs in the order of amdgpu_stream.c, fenced one by one so
+//   that LLVM keeps what goes between them: fragment reads a few MFMAs ahead of their use,
+//   blockwise scaling a few behind. With one LDS buffer the tile stages itself first
+//   (registers -> LDS, barrier) and the next tile's loads follow into the registers it
+//   freed; with two (plain B where they fit, gg_amd_lds_buffers) it stages the next tile
+//   into the other buffer during its MFMAs, each LDS write followed by the load of the tile
+//   after that into the same registers (gg-k-loop runs the loads two tiles ahead), so each
+//   load has a tile's MFMAs to land and one barrier ends the tile. The next tile's
+//   blockwise scales load at the end of the body. Large rowwise accumulators live in AGPRs.
 // - MFMA: 16x16x128 with OCP e4m3fn on gfx950, 16x16x32 with e4m3fnuz on gfx942.
 // - Epilogue: rowwise scales applied in registers, bf16 conversion, a shuffle through LDS
 //   (reusing the K loop's LDS) into 16-byte stores predicated on the group's rows and on
@@ -29,6 +34,7 @@
 //   of each 64, low half for even steps, high half for odd ones); A follows the same K
 //   permutation, which leaves every sum, and every 128-wide scale block, unchanged.
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +43,7 @@
 #include "gg/op.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "passes/amdgpu_stream.h"
 #include "passes/gpu_kernel.h"
 #include "passes/group_ends.h"
 #include "passes/pass.h"
@@ -73,7 +80,12 @@ typedef struct kernel_shape {
   int n_acc;         // 16-column MFMA blocks per wave
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
   const char* f8;    // MFMA operand element type
-  bool pingpong;     // preshuffled B: B in registers, A in two alternating LDS buffers
+  bool preshuffled;  // B in registers (never in LDS), A in two alternating LDS buffers
+  int lds_buffers;   // LDS buffers the tiles alternate between (gg_amd_lds_buffers)
+  long long stage_bytes;  // one buffer: A, then plain B
+  bool stage_ahead;  // plain B in two buffers: a tile is staged during the previous one
+  bool staged_next;  // walk state: the mma just lowered staged the next tile
+  gg_op_desc desc;
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
   char lds_type[96];
@@ -238,9 +250,11 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   emit_flat(&t, "src", src_type);
   emit_index(&t, "cpr", tk / 16);
   emit_index(&t, "rowb", row_bytes);
-  // The tile's first element; the lanes' offsets are relative to it.
-  gg_text_printf(&t, "  %%base0 = arith.muli %%row0, %%rowb : index\n"
-                     "  %%base = arith.addi %%base0, %%k0 : index\n");
+  // The view starts at the tile's first row, so it and the lanes' offsets are the same
+  // for every K step of a row of tiles (hoisted out of the K loop); the step's K offset is
+  // the uniform buffer offset (soffset).
+  gg_text_printf(&t, "  %%base = arith.muli %%row0, %%rowb : index\n"
+                     "  %%soff = arith.index_cast %%k0 : index to i32\n");
   emit_view(&t, "srcv", "src", "%base", flat, 1);
   emit_index(&t, "c16", 16);
   gg_text_printf(&t,
@@ -275,7 +289,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
     if (mask_rows && mask_k) emit_tagged(&t, tag, "  %%okrk@ = arith.andi %%rok@, %%kany@ : i1\n");
     if (ok) emit_tagged(&t, tag, "  %%im@ = arith.select %s, %%i@, %%oob : i32\n", ok);
     emit_tagged(&t, tag,
-                "  %%v@ = amdgpu.raw_buffer_load %%srcv[%s] : %s, i32 -> vector<16x%s>\n"
+                "  %%v@ = amdgpu.raw_buffer_load %%srcv[%s] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
                 "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n",
                 ok ? "%im@" : "%i@", view, f8s, f8s);
     const char* value = "%vi@";
@@ -361,8 +375,11 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                  // The tile's first fragment (row0 is a multiple of 16); lanes go from it.
                  "  %%tn0 = arith.divui %%row0, %%c16 : index\n"
                  "  %%tfr0 = arith.muli %%tn0, %%kfrags : index\n"
-                 "  %%tfr = arith.addi %%tfr0, %%kf0 : index\n"
-                 "  %%base = arith.muli %%tfr, %%c1024 : index\n"
+                 "  %%base = arith.muli %%tfr0, %%c1024 : index\n"
+                 // The K step's fragments: the uniform buffer offset, so the view and the
+                 // lanes' offsets stay the same over the K loop.
+                 "  %%kb0 = arith.muli %%kf0, %%c1024 : index\n"
+                 "  %%soff = arith.index_cast %%kb0 : index to i32\n"
                  "  %%lane_off0 = arith.muli %%lg, %%c256 : index\n"
                  "  %%lane_off1 = arith.muli %%l16, %%c16 : index\n"
                  "  %%lane_off = arith.addi %%lane_off0, %%lane_off1 : index\n"
@@ -393,7 +410,7 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                   "  %%kbo@ = arith.constant %lld : index\n"
                   "  %%ix@ = arith.addi %%base_n%d, %%kbo@ : index\n"
                   "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
-                  "  %%v@ = amdgpu.raw_buffer_load %%srcv[%%i@] : %s, i32 -> vector<16x%s>\n"
+                  "  %%v@ = amdgpu.raw_buffer_load %%srcv[%%i@] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
                   "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n"
                   "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
                   kb * 1024, na, view, k->f8, k->f8, next, c, chunks);
@@ -534,6 +551,15 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
 
 // ---------------------------------------------------------------------------------------
 // gg.mma_tile / gg.mma_scaled_tile: registers -> LDS (swizzled), MFMAs from LDS.
+//
+// A tile's LDS buffer (gg.lds_buffer, its parity, with two buffers) holds A at its start
+// and plain B after it. With one buffer an mma stages its own tile (registers -> LDS, a
+// barrier), then the next tile's loads are issued into the registers it freed, then its
+// MFMAs run, and a barrier ends it. With two buffers and plain B (stage_ahead) an mma
+// stages the next tile into the other buffer while its MFMAs run, issues the loads of the
+// tile after that into the same registers, and ends with the one barrier of the tile:
+// the loads then have a whole tile's MFMAs to land (gg-k-loop issues them two tiles ahead).
+// Preshuffled B stages A alone, in the two buffers alternately, with no barrier at the end.
 
 // The XOR swizzle of a 16-byte chunk in LDS row `row` (an SSA name; %cpr chunks a row):
 // chunk c sits at c ^ swizzle(row). Fragment reads take one chunk of 16 consecutive rows;
@@ -552,34 +578,51 @@ static void emit_swizzle(gg_text* t, const kernel_shape* k, const char* tag, con
     emit_tagged(t, tag, "  %%%s@ = arith.remui %s, %%cpr : index\n", out, row);
 }
 
+// Byte offsets of a tile's A and (plain) B in LDS buffer `buffer`.
+static long long a_lds_base(const kernel_shape* k, int buffer) { return buffer * k->stage_bytes; }
+static long long b_lds_base(const kernel_shape* k, int buffer) {
+  return buffer * k->stage_bytes + (long long)k->tm * k->tk;
+}
 
-// Stores a thread's register chunks of one operand tile (%<name>) into LDS at `base`:
-// chunk q (row q / chunks_per_row, chunk q % chunks_per_row) goes to
-// base + row tile_k + 16 (chunk ^ swizzle(row)).
-static void emit_stage(gg_text* t, const kernel_shape* k, const char* name, long long rows,
-                       long long base) {
+// Stores chunk c of a thread's register chunks of one operand tile (%<name>, `rows` rows)
+// into LDS at `base`: chunk q = c 256 + tid (row q / chunks_per_row, chunk q %
+// chunks_per_row) goes to base + row tile_k + 16 (chunk ^ swizzle(row)). `tag` names it.
+static void emit_stage_chunk(gg_text* t, const kernel_shape* k, const char* name, long long rows,
+                             long long base, long long c, const char* tag) {
   long long chunks = rows * k->tk / (16 * THREADS);
-  for (long long c = 0; c < chunks; ++c) {
-    char tag[48];
-    snprintf(tag, sizeof tag, "_%s%lld", name, c);
-    emit_tagged(t, tag,
-                "  %%cb@ = arith.constant %lld : index\n"
-                "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
-                "  %%r@ = arith.divui %%q@, %%cpr : index\n"
-                "  %%ch@ = arith.remui %%q@, %%cpr : index\n",
-                c * THREADS);
-    emit_swizzle(t, k, tag, "%r@", "sw");
-    emit_tagged(t, tag,
-                "  %%x@ = arith.xori %%ch@, %%sw@ : index\n"
-                "  %%xb@ = arith.muli %%x@, %%c16 : index\n"
-                "  %%rb@ = arith.muli %%r@, %%ctk : index\n"
-                "  %%ad0@ = arith.addi %%rb@, %%xb@ : index\n"
-                "  %%base@ = arith.constant %lld : index\n"
-                "  %%ad@ = arith.addi %%ad0@, %%base@ : index\n"
-                "  %%v@ = vector.extract %%%s[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
-                "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
-                base, name, c, chunks, k->lds_type);
-  }
+  emit_tagged(t, tag,
+              "  %%cb@ = arith.constant %lld : index\n"
+              "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
+              "  %%r@ = arith.divui %%q@, %%cpr : index\n"
+              "  %%ch@ = arith.remui %%q@, %%cpr : index\n",
+              c * THREADS);
+  emit_swizzle(t, k, tag, "%r@", "sw");
+  emit_tagged(t, tag,
+              "  %%x@ = arith.xori %%ch@, %%sw@ : index\n"
+              "  %%xb@ = arith.muli %%x@, %%c16 : index\n"
+              "  %%rb@ = arith.muli %%r@, %%ctk : index\n"
+              "  %%ad0@ = arith.addi %%rb@, %%xb@ : index\n"
+              "  %%base@ = arith.constant %lld : index\n"
+              "  %%ad@ = arith.addi %%ad0@, %%base@ : index\n"
+              "  %%v@ = vector.extract %%%s[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+              "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
+              base, name, c, chunks, k->lds_type);
+}
+
+// The LDS writes of a tile: A's chunks, then plain B's. Write w of the tile held in
+// %<a_name> / %<b_name> into LDS buffer `buffer`.
+static long long stage_writes(const kernel_shape* k) {
+  long long a = (long long)k->tm * k->tk / (16 * THREADS), b = (long long)k->tn * k->tk / (16 * THREADS);
+  return a + (k->preshuffled ? 0 : b);
+}
+
+static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* a_name, const char* b_name,
+                             int buffer, long long w) {
+  long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
+  char tag[48];
+  snprintf(tag, sizeof tag, "_%s%lld", a_name, w);
+  if (w < a_chunks) emit_stage_chunk(t, k, a_name, k->tm, a_lds_base(k, buffer), w, tag);
+  else emit_stage_chunk(t, k, b_name, k->tn, b_lds_base(k, buffer), w - a_chunks, tag);
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
@@ -646,19 +689,19 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, lo
 }
 
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
-// tile, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K 64 kb +
-// 16 lg + [0, 16) of the lane's column).
-static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
+// tile at base, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K
+// 64 kb + 16 lg + [0, 16) of the lane's column).
+static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na, long long base) {
   char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_b%d_%d", s, na);
   snprintf(even_tag, sizeof even_tag, "_b%d_%d", s - s % 2, na);
-  if (!k->pingpong) {
+  if (!k->preshuffled) {
     emit_tagged(t, tag,
                 "  %%bco@ = arith.constant %d : index\n"
                 "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
                 "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
                 na * 16);
-    emit_fragment(t, k, tag, even_tag, s, (long long)k->tm * k->tk);
+    emit_fragment(t, k, tag, even_tag, s, base);
     return;
   }
   long long chunks = (long long)(k->tk / 64) * k->n_acc;
@@ -683,7 +726,7 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na) {
   }
 }
 
-// Ops the staging of a tile may move above: they neither touch LDS nor order anything
+// Ops a tile's staging and MFMAs may move above: they neither touch LDS nor order anything
 // (address arithmetic, register shuffles, buffer views, global loads), and the gg ops the
 // walk has already rewritten (erased when it ends).
 static bool stage_may_pass(MlirOperation op) {
@@ -699,41 +742,190 @@ static bool stage_may_pass(MlirOperation op) {
   return false;
 }
 
-// Stores the tile's A (and plain B) registers to LDS, then a barrier, as early in the
-// mma's block as their values allow: right after what defines them or the last op the
-// staging may not pass (the previous tile's MFMAs and barriers). In a rolled K loop that
-// is the top of the body, before the next tile's loads are issued: the tile's registers
-// are dead by then, so the loads land in the same registers (no copies at the back edge)
-// and the first wait for them comes after this tile's MFMAs.
-static bool emit_staging(gg_tile_lowering* l, const kernel_shape* k, MlirOperation mma, MlirValue a,
-                         MlirValue b, long long a_base, long long a_chunks, long long b_chunks) {
-  MlirBlock block = mlirOperationGetBlock(mma);
-  MlirOperation before = mlirBlockGetFirstOperation(block);
-  for (MlirOperation op = before; !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
-    bool defines = false;
-    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
-      MlirValue result = mlirOperationGetResult(op, r);
-      defines = defines || mlirValueEqual(result, a) || mlirValueEqual(result, b);
-    }
-    if (defines || !stage_may_pass(op)) before = mlirOperationGetNextInBlock(op);
+// The ops between the previous tile's MFMAs (or the start of the block) and `mma` that
+// none of `needed` depends on: the loads of a later tile, which go where the mma's stream
+// marks (gg.loads_here), after the staging whose registers they take. In order.
+static void collect_movable(MlirOperation mma, const MlirValue* needed, int needed_count,
+                            gg_op_list* out) {
+  gg_op_list range = {0}, forward = {0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(mma));
+       !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
+    if (!stage_may_pass(op)) forward.count = 0;  // the range starts after it
+    else gg_op_list_push(&forward, op);
   }
-  gg_text t;
-  gg_text_init(&t);
-  gg_text_printf(&t,
-                 "func.func @stage(%%a: vector<%lldx16xi8>, %%b: vector<%lldx16xi8>, %%tid: index, "
-                 "%%lds: %s) {\n",
-                 a_chunks, b_chunks, k->lds_type);
-  emit_lane(&t);
-  emit_index(&t, "c2", 2);
-  emit_index(&t, "cpr", k->tk / 16);
-  emit_index(&t, "ctk", k->tk);
-  emit_stage(&t, k, "a", k->tm, a_base);
-  if (!k->pingpong) emit_stage(&t, k, "b", k->tn, (long long)k->tm * k->tk);
-  gg_text_printf(&t, "  gpu.barrier\n  return\n}\n");
-  MlirValue args[4] = {a, b, k->tid, k->lds};
-  bool ok = gg_tile_emit(l, before, &t, args, 4, NULL, 0);
-  gg_text_free(&t);
-  return ok;
+  for (size_t i = forward.count; i-- > 0;) gg_op_list_push(&range, forward.ops[i]);  // backwards
+  gg_op_list_free(&forward);
+  gg_value_map need = {0};
+  for (int i = 0; i < needed_count; ++i) gg_value_map_set(&need, needed[i], needed[i]);
+  bool* keep = calloc(range.count ? range.count : 1, sizeof *keep);
+  for (size_t i = 0; keep && i < range.count; ++i) {  // users come before their producers here
+    MlirOperation op = range.ops[i];
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && !keep[i]; ++r)
+      keep[i] = gg_value_map_has(&need, mlirOperationGetResult(op, r));
+    if (!keep[i]) continue;
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+      MlirValue v = mlirOperationGetOperand(op, o);
+      gg_value_map_set(&need, v, v);
+    }
+  }
+  for (size_t i = range.count; keep && i-- > 0;)
+    if (!keep[i]) gg_op_list_push(out, range.ops[i]);
+  free(keep);
+  gg_value_map_free(&need);
+  gg_op_list_free(&range);
+}
+
+// Moves `ops` in front of the markers the mma's template left (ops in front of `mma` with
+// gg.loads_here = their index), which then keep only their scheduling role. The ops go in
+// groups, each up to and including a global load: group g in front of marker g (the last
+// marker takes the groups beyond), so that with staging in the stream each load follows the
+// LDS write that frees its registers, one load per write.
+#define MAX_MARKERS 64
+static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
+  MlirStringRef name = gg_str("gg.loads_here");
+  MlirOperation markers[MAX_MARKERS];
+  int count = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(mma));
+       !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute index = mlirOperationGetDiscardableAttributeByName(op, name);
+    if (mlirAttributeIsNull(index)) continue;
+    int64_t i = mlirIntegerAttrGetValueInt(index);
+    if (i >= 0 && i < MAX_MARKERS) markers[i] = op;
+    if (i + 1 > count) count = (int)i + 1;
+  }
+  if (count == 0) return;
+  int group = 0;
+  for (size_t i = 0; i < ops->count; ++i) {
+    mlirOperationMoveBefore(ops->ops[i], markers[group < count ? group : count - 1]);
+    if (gg_op_is(ops->ops[i], "amdgpu.raw_buffer_load")) ++group;
+  }
+  for (int i = 0; i < count; ++i) mlirOperationRemoveDiscardableAttributeByName(markers[i], name);
+}
+
+// The register tiles (A, B) of the mma that runs after `mma`, lowered, when they are
+// defined before it: the next mma of the block; the first mma of a loop that follows in the
+// block (its initial values); or, for the last mma of a loop body, what the body yields into
+// the first mma's iteration arguments (the next iteration's, or after the loop the first
+// mma's there). False when there is none (the last tile) or its tiles come later.
+static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[2]) {
+  MlirOperation next = mlirOperationGetNextInBlock(mma);
+  for (; !mlirOperationIsNull(next); next = mlirOperationGetNextInBlock(next)) {
+    if (gg_is_mma(next)) {
+      for (int i = 0; i < 2; ++i) {
+        MlirValue v = mlirOperationGetOperand(next, i);
+        if (!gg_value_map_has(&l->values, v)) return false;
+        out[i] = gg_value_map_get(&l->values, v);
+      }
+      return true;
+    }
+    if (!gg_op_is(next, "scf.for")) continue;
+    // A loop: the block arguments its body's first mma takes, mapped to the loop's inits.
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(next, 0));
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op)) {
+      if (!gg_is_mma(op)) continue;
+      for (int i = 0; i < 2; ++i) {
+        MlirValue v = mlirOperationGetOperand(op, i);
+        if (!mlirValueIsABlockArgument(v) || !mlirBlockEqual(mlirBlockArgumentGetOwner(v), body))
+          return false;
+        MlirValue init = mlirOperationGetOperand(next, 3 + mlirBlockArgumentGetArgNumber(v) - 1);
+        if (!gg_value_map_has(&l->values, init)) return false;
+        out[i] = gg_value_map_get(&l->values, init);
+      }
+      return true;
+    }
+  }
+  // The last mma of a loop body: the first mma of the body, one iteration on.
+  MlirBlock block = mlirOperationGetBlock(mma);
+  MlirOperation parent = mlirBlockGetParentOperation(block);
+  if (mlirOperationIsNull(parent) || !gg_op_is(parent, "scf.for")) return false;
+  MlirOperation yield = mlirBlockGetTerminator(block);
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!gg_is_mma(op)) continue;
+    for (int i = 0; i < 2; ++i) {
+      MlirValue v = mlirOperationGetOperand(op, i);
+      if (!mlirValueIsABlockArgument(v) || !mlirBlockEqual(mlirBlockArgumentGetOwner(v), block))
+        return false;
+      MlirValue yielded = mlirOperationGetOperand(yield, mlirBlockArgumentGetArgNumber(v) - 1);
+      if (!gg_value_map_has(&l->values, yielded)) return false;
+      out[i] = gg_value_map_get(&l->values, yielded);
+    }
+    return true;
+  }
+  return false;
+}
+
+// The MFMAs a fragment read stays ahead of its first use (about 128 clocks of LDS latency)
+// and a blockwise partial's scaling stays behind its last MFMA.
+#define READ_AHEAD_CLOCKS 128
+#define SCALE_AFTER_MFMAS 2
+
+// Emits one stream item (amdgpu_stream.h) of the tile in LDS buffer `buffer`.
+static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* it, int buffer,
+                      int scaled, int blocks, int steps_per_block, int* version, const char* frag) {
+  int accs = k->m_repeat * k->n_acc;
+  switch (it->kind) {
+    case GG_STREAM_FENCE:
+      gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n");
+      break;
+    case GG_STREAM_LOADS:  // step: the index of the loads' group
+      gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = %d : i64}\n", it->step);
+      break;
+    case GG_STREAM_STAGE:
+      emit_stage_write(t, k, "na", "nb", 1 - buffer, it->step);
+      break;
+    case GG_STREAM_READ_A:
+      for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
+        emit_a_fragment(t, k, s, it->mr, a_lds_base(k, buffer));
+      break;
+    case GG_STREAM_READ_B:
+      for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
+        emit_b_fragment(t, k, s, it->na, b_lds_base(k, buffer));
+      break;
+    case GG_STREAM_MFMA: {
+      int s = it->step, i = it->mr * k->n_acc + it->na;
+      if (!scaled) {
+        gg_text_printf(t,
+                       "  %%p_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %%p_%d_%d blgp = "
+                       "none : %s, %s, vector<4xf32>\n",
+                       i, s + 1, k->mma_k, s, it->mr, s, it->na, i, s, frag, frag);
+        break;
+      }
+      // Blockwise: the block's partial starts from zero.
+      int j = s / steps_per_block;
+      char c_in[48];
+      if (s % steps_per_block == 0) snprintf(c_in, sizeof c_in, "%%z4");
+      else snprintf(c_in, sizeof c_in, "%%q_%d_%d_%d", j, i, s);
+      gg_text_printf(t,
+                     "  %%q_%d_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %s blgp = "
+                     "none : %s, %s, vector<4xf32>\n",
+                     j, i, s + 1, k->mma_k, s, it->mr, s, it->na, c_in, frag, frag);
+      break;
+    }
+    case GG_STREAM_SCALE: {
+      // acc += (partial * x_scale[row]) * w_scale[col], in K block order per accumulator.
+      int j = it->step / steps_per_block, i = it->mr * k->n_acc + it->na, mr = it->mr;
+      int last = (j + 1) * steps_per_block;
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d_%d", j, i);
+      emit_tagged(t, tag,
+                  "  %%xr@ = vector.extract %%sx[%d] : vector<%dxf32> from vector<%dx%dxf32>\n"
+                  "  %%xs@ = vector.shuffle %%xr@, %%xr@ [%d, %d, %d, %d] : vector<%dxf32>, vector<%dxf32>\n"
+                  "  %%wsc@ = vector.extract %%sw[%d, %d] : f32 from vector<%dx%dxf32>\n"
+                  "  %%wsv@ = vector.broadcast %%wsc@ : f32 to vector<4xf32>\n"
+                  "  %%px@ = arith.mulf %%q@_%d, %%xs@ : vector<4xf32>\n"
+                  "  %%pw@ = arith.mulf %%px@, %%wsv@ : vector<4xf32>\n"
+                  "  %%old@ = vector.extract %%acc_%d[%d] : vector<4xf32> from vector<%dx4xf32>\n"
+                  "  %%new@ = arith.addf %%old@, %%pw@ : vector<4xf32>\n"
+                  "  %%acc_%d = vector.insert %%new@, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                  j, k->m_repeat * 4, blocks, k->m_repeat * 4, mr * 4, mr * 4 + 1, mr * 4 + 2,
+                  mr * 4 + 3, k->m_repeat * 4, k->m_repeat * 4, j, it->na, blocks, k->n_acc, last,
+                  *version, i, accs, *version + 1, *version, i, accs);
+      ++*version;
+      break;
+    }
+  }
 }
 
 static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
@@ -741,13 +933,33 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   int scaled = gg_op_is(op, GG_OP_MMA_SCALED_TILE);
   int accs = k->m_repeat * k->n_acc;
   long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
-  long long b_chunks = (long long)k->tn * k->tk / (16 * THREADS);
+  long long b_chunks = k->preshuffled ? (long long)(k->tk / 64) * k->n_acc
+                                      : (long long)k->tn * k->tk / (16 * THREADS);
   int steps = k->tk / k->mma_k, steps_per_block = 128 / k->mma_k;
   int blocks = scaled ? k->tk / 128 : 1;
-  // Ping-pong: A of this tile goes to LDS buffer `parity` (B stays in registers).
   int64_t parity = 0;
-  if (k->pingpong) gg_attr_int(op, "gg.lds_buffer", &parity);
-  const long long a_base = k->pingpong ? parity * (long long)k->tm * k->tk : 0;
+  if (k->lds_buffers == 2) gg_attr_int(op, "gg.lds_buffer", &parity);
+  int buffer = (int)parity;
+  MlirValue args[9], next[2];
+  args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
+  args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
+  args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
+  args[3] = k->tid;
+  args[4] = k->lds;
+  int argc = 5;
+  if (scaled) {
+    args[argc++] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
+    args[argc++] = gg_tile_lookup(l, mlirOperationGetOperand(op, 4), op);
+  }
+  if (!l->ok) return false;
+  // This tile is in LDS already when the previous mma staged it; this one stages the next
+  // tile when it can (stage_ahead) and it exists.
+  bool own_staging = !k->staged_next;
+  bool stage_next = k->stage_ahead && next_tiles(l, op, next);
+  if (stage_next) {
+    args[argc++] = next[0];
+    args[argc++] = next[1];
+  }
   char frag[48];
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
   gg_text t;
@@ -759,115 +971,85 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   if (scaled)
     gg_text_printf(&t, ", %%sx: vector<%dx%dxf32>, %%sw: vector<%dx%dxf32>", blocks,
                    k->m_repeat * 4, blocks, k->n_acc);
+  if (stage_next)
+    gg_text_printf(&t, ", %%na: vector<%lldx16xi8>, %%nb: vector<%lldx16xi8>", a_chunks, b_chunks);
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
   emit_lane(&t);
   emit_index(&t, "c2", 2);
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
   emit_index(&t, "npw", k->n_per_wave);
-  // The next tile's loads, issued between the staging and here, stay ahead of every MFMA
-  // of this tile: LLVM's scheduler would otherwise spread them among the MFMAs, and what
-  // it sinks is covered by fewer MFMA cycles when the next staging waits for it.
-  // gfx950's blockwise loop runs out of VGPRs with it (measured: 256 and scratch, 227
-  // without); gfx942's the other way round (215 with it, 255 and scratch without).
-  if (!scaled || k->chip == GG_TARGET_GFX942)
-    gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
   gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n"
                      "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
-  int version = 0;  // %acc_<n>: the accumulators after n updates
+  if (own_staging) {
+    for (long long w = 0; w < stage_writes(k); ++w) emit_stage_write(&t, k, "a", "b", buffer, w);
+    gg_text_printf(&t, "  gpu.barrier\n");
+  }
+  // Without staging in the stream, the next tile's loads follow this tile's staging (they
+  // reuse its registers) and stay ahead of every MFMA.
+  if (!stage_next) gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = 0 : i64}\n");
+  for (int i = 0; i < accs && !scaled; ++i)
+    gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
+                   i, i, accs);
+  int mfma_clocks = k->mma_k == 128 ? 32 : 16;
+  gg_stream_shape shape = {
+      .steps = steps,
+      .read_span = k->mma_k == 32 ? 2 : 1,
+      .m_repeat = k->m_repeat,
+      .n_acc = k->n_acc,
+      .block_steps = scaled ? steps_per_block : 0,
+      // gfx942 256x256 (more than 128 accumulator registers) runs the two steps of a
+      // 16-byte chunk together, so the chunk is live for one row block only: 0 scratch.
+      .pair_steps = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1,
+      .read_ahead = READ_AHEAD_CLOCKS / mfma_clocks,
+      .scale_after = SCALE_AFTER_MFMAS,
+  };
+  int mfmas = gg_stream_mfmas(&shape);
+  if (stage_next) {
+    shape.stage_count = (int)stage_writes(k);
+    shape.stage_at = mfmas / 4;
+    if (shape.stage_at + shape.stage_count > mfmas) shape.stage_at = mfmas > shape.stage_count ? mfmas - shape.stage_count : 0;
+  }
+  int capacity = 4 * mfmas + 64 + shape.stage_count + 4 * (k->m_repeat + k->n_acc) * steps;
+  gg_stream_item* items = malloc((size_t)capacity * sizeof *items);
+  int count = items ? gg_stream_plan(&shape, items, capacity) : -1;
+  if (count < 0) {
+    free(items);
+    gg_text_free(&t);
+    gg_emit_error(op, "internal error: gg-to-amdgpu could not plan the tile's MFMA stream");
+    l->ok = false;
+    return false;
+  }
+  int version = 0;  // %acc_<n>: the accumulators after n updates (blockwise)
+  for (int i = 0; i < count; ++i)
+    emit_item(&t, k, &items[i], buffer, scaled, blocks, steps_per_block, &version, frag);
+  free(items);
   if (!scaled) {
-    // Rowwise: every step's MFMAs accumulate into the accumulators.
-    for (int i = 0; i < accs; ++i)
-      gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
-                     i, i, accs);
-    // Each A fragment right before its MFMAs: one row block's registers at a time. On
-    // gfx942 a tile with more than 128 accumulator registers (256x256) runs the two steps
-    // that share a 16-byte chunk together, so the chunk is live for one row block only
-    // (each accumulator still takes the steps in order): 0 scratch instead of 136 bytes.
-    // Smaller tiles read a step's chunks ahead of its MFMAs, which the model prices
-    // lower (256x128: 2484 llvm-mca clocks against 3160 grouped).
-    int group = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1;
-    for (int s0 = 0; s0 < steps; s0 += group) {
-      for (int s = s0; s < s0 + group; ++s)
-        for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
-      for (int mr = 0; mr < k->m_repeat; ++mr)
-        for (int s = s0; s < s0 + group; ++s) {
-          emit_a_fragment(&t, k, s, mr, a_base);
-          for (int na = 0; na < k->n_acc; ++na) {
-            int i = mr * k->n_acc + na;
-            gg_text_printf(&t,
-                           "  %%p_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %%p_%d_%d blgp = "
-                           "none : %s, %s, vector<4xf32>\n",
-                           i, s + 1, k->mma_k, s, mr, s, na, i, s, frag, frag);
-          }
-        }
-    }
     for (int i = 0; i < accs; ++i, ++version)
       gg_text_printf(&t, "  %%acc_%d = vector.insert %%p_%d_%d, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
                      version + 1, i, steps, version, i, accs);
-  } else {
-    // Blockwise: per 128-wide block and accumulator, a partial sum over the block's steps,
-    // then acc += (partial * x_scale[row]) * w_scale[col]. One accumulator's partial at a
-    // time keeps the registers of a block bounded (gfx942 takes 4 steps per block).
-    for (int j = 0; j < blocks; ++j) {
-      int first = j * steps_per_block, last = first + steps_per_block;
-      for (int s = first; s < last; ++s)
-        for (int na = 0; na < k->n_acc; ++na) emit_b_fragment(&t, k, s, na);
-      for (int mr = 0; mr < k->m_repeat; ++mr) {
-        for (int s = first; s < last; ++s) emit_a_fragment(&t, k, s, mr, a_base);
-        for (int na = 0; na < k->n_acc; ++na) {
-          int i = mr * k->n_acc + na;
-          gg_text_printf(&t, "  %%q_%d_%d_%d = arith.addf %%z4, %%z4 : vector<4xf32>\n", j, i, first);
-          for (int s = first; s < last; ++s)
-            gg_text_printf(&t,
-                           "  %%q_%d_%d_%d = amdgpu.mfma 16x16x%d %%f_a%d_%d * %%f_b%d_%d + %%q_%d_%d_%d "
-                           "blgp = none : %s, %s, vector<4xf32>\n",
-                           j, i, s + 1, k->mma_k, s, mr, s, na, j, i, s, frag, frag);
-          char tag[48];
-          snprintf(tag, sizeof tag, "_%d_%d", j, i);
-          emit_tagged(&t, tag,
-                      "  %%xr@ = vector.extract %%sx[%d] : vector<%dxf32> from vector<%dx%dxf32>\n"
-                      "  %%xs@ = vector.shuffle %%xr@, %%xr@ [%d, %d, %d, %d] : vector<%dxf32>, vector<%dxf32>\n"
-                      "  %%wsc@ = vector.extract %%sw[%d, %d] : f32 from vector<%dx%dxf32>\n"
-                      "  %%wsv@ = vector.broadcast %%wsc@ : f32 to vector<4xf32>\n"
-                      "  %%px@ = arith.mulf %%q@_%d, %%xs@ : vector<4xf32>\n"
-                      "  %%pw@ = arith.mulf %%px@, %%wsv@ : vector<4xf32>\n"
-                      "  %%old@ = vector.extract %%acc_%d[%d] : vector<4xf32> from vector<%dx4xf32>\n"
-                      "  %%new@ = arith.addf %%old@, %%pw@ : vector<4xf32>\n"
-                      "  %%acc_%d = vector.insert %%new@, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
-                      j, k->m_repeat * 4, blocks, k->m_repeat * 4, mr * 4, mr * 4 + 1, mr * 4 + 2,
-                      mr * 4 + 3, k->m_repeat * 4, k->m_repeat * 4, j, na, blocks, k->n_acc, last,
-                      version, i, accs, version + 1, version, i, accs);
-          ++version;
-        }
-      }
-    }
   }
-  // Nobody may overwrite the LDS tiles (the next K step, or the epilogue) until every
-  // wave has read them. With ping-pong the next tile writes the other buffer, and the one
-  // after it passes the next tile's barrier first; the epilogue waits on its own.
-  // With ping-pong no barrier follows: keep the next tile's staging (which waits for its
-  // loads) behind this tile's MFMAs.
+  // Nobody may overwrite the LDS tiles (a later staging, or the epilogue) until every wave
+  // has read them, and with stage_ahead the next tile must be whole before its MFMAs.
+  // Preshuffled B's next staging writes the other buffer, and the one after it passes the
+  // next tile's barrier first; the epilogue waits on its own.
   gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
-  if (!k->pingpong) gg_text_printf(&t, "  gpu.barrier\n");
+  if (!k->preshuffled) gg_text_printf(&t, "  gpu.barrier\n");
   gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
-  MlirValue args[7];
-  args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
-  args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
-  if (!l->ok || !emit_staging(l, k, op, args[0], args[1], a_base, a_chunks, b_chunks)) {
-    gg_text_free(&t);
-    return false;
-  }
-  args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
-  args[3] = k->tid;
-  args[4] = k->lds;
-  if (scaled) {
-    args[5] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
-    args[6] = gg_tile_lookup(l, mlirOperationGetOperand(op, 4), op);
-  }
-  gg_tile_replace(l, op, &t, args, scaled ? 7 : 5);
+  // The next tiles' loads between the previous tile and this one move to the marker.
+  MlirValue needed[9 + 5];
+  int needed_count = 0;
+  for (int i = 0; i < argc; ++i) needed[needed_count++] = args[i];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    needed[needed_count++] = mlirOperationGetOperand(op, i);
+  gg_op_list movable = {0};
+  collect_movable(op, needed, needed_count, &movable);
+  bool ok = gg_tile_replace(l, op, &t, args, argc);
+  if (ok) move_to_markers(op, &movable);
+  gg_op_list_free(&movable);
   gg_text_free(&t);
-  return l->ok;
+  k->staged_next = stage_next;
+  return ok;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -910,7 +1092,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                  "%%sa_row: index, %%sb_base: index, %%sb_col: index, %%tid: index, %%lds: %s) {\n",
                  k->lds_type);
   // With ping-pong the last tile's MFMAs may still read LDS the epilogue reuses.
-  if (k->pingpong) gg_text_printf(&t, "  gpu.barrier\n");
+  if (k->preshuffled) gg_text_printf(&t, "  gpu.barrier\n");
   emit_flat(&t, "out", out_type);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
@@ -979,7 +1161,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   // The output tile goes through LDS in `parts` row bands, so that it never needs more LDS
   // than the K loop (a 256x256 tile fits gfx942's 64 KiB); a barrier separates each band's
   // stores from the next band's writes.
-  int parts = gg_epilogue_parts(k->tm, k->tn, k->tk, k->pingpong ? GG_B_PRESHUFFLED : GG_B_PLAIN);
+  int parts = gg_epilogue_parts(&k->desc);
   int band_rows = k->tm / parts, band_blocks = k->m_repeat / parts;
   long long band_passes = passes / parts;
   for (int part = 0; part < parts; ++part) {
@@ -1154,7 +1336,11 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   k->tn = desc.tile.n;
   k->tk = desc.tile.k;
   k->f8 = desc.fp8 == GG_FP8_E4M3FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
-  k->pingpong = desc.b_layout == GG_B_PRESHUFFLED;
+  k->desc = gg_op_desc_with_defaults(&desc);
+  k->preshuffled = desc.b_layout == GG_B_PRESHUFFLED;
+  k->lds_buffers = gg_amd_lds_buffers(&k->desc);
+  k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk);
+  k->stage_ahead = !k->preshuffled && k->lds_buffers == 2;
   return true;
 }
 
@@ -1206,8 +1392,7 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
     gg_emit_error(grid, "gg-to-amdgpu: gfx950's FP8 MFMA reads OCP e4m3fn, the operands are e4m3fnuz");
     return false;
   }
-  long long lds = gg_lds_bytes_for_tile(k.tm, k.tn, k.tk, k.pingpong ? GG_B_PRESHUFFLED : GG_B_PLAIN),
-            capacity = gg_lds_capacity(k.chip);
+  long long lds = gg_amd_lds_bytes(&k.desc), capacity = gg_lds_capacity(k.chip);
   if (lds > capacity) {
     gg_emit_error(grid, "gg-to-amdgpu: tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", k.tm,
                   k.tn, k.tk, lds, gg_target_name(k.chip), capacity);
@@ -1273,6 +1458,14 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
                  "rocdl.flat_work_group_size = \"%d,%d\"",
                  k.lds_type, THREADS, THREADS, THREADS);
   if (wpe > 0) gg_text_printf(&t, ", rocdl.waves_per_eu = %d : i32", (int)wpe);
+  // Rowwise accumulators of 128 registers or more (the 256-wide tiles, one wave per SIMD)
+  // live in AGPRs: LLVM selects the MFMAs' AGPR form when the function's AGPR budget holds
+  // their destinations, and the VGPRs stay for fragments, staging and addresses (gfx950
+  // 256x256: 0 scratch and no copies, against 76 bytes and 130 copies in VGPRs). Blockwise
+  // accumulators take VALU adds every K block, which AGPRs cannot feed.
+  int acc_registers = k.m_repeat * k.n_acc * 4;
+  if (wpe == 1 && acc_registers >= 128 && k.desc.scaling == GG_SCALING_ROWWISE)
+    gg_text_printf(&t, ", passthrough = [[\"amdgpu-agpr-alloc\", \"%d\"]]", acc_registers);
   gg_text_printf(&t,
                  "} {\n    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
                  "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n");

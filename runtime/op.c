@@ -234,7 +234,7 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
   if (d.target == GG_TARGET_SM90A) GG_RETURN_IF_ERROR(sm90_check(&d));
 
   if (d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950) {
-    int64_t lds = gg_lds_bytes_for_tile(d.tile.m, d.tile.n, d.tile.k, d.b_layout);
+    int64_t lds = gg_amd_lds_bytes(&d);
     if (lds > gg_lds_capacity(d.target))
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", d.tile.m,
@@ -662,24 +662,47 @@ int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
   return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
 }
 
-static int64_t loop_lds_bytes(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
-  return b_layout == GG_B_PRESHUFFLED ? 2 * (int64_t)tm * tk : (int64_t)tm * tk + (int64_t)tn * tk;
+// One stage of the K loop: A, and B unless it is preshuffled (loaded into registers).
+static int64_t stage_lds_bytes(const gg_op_desc* d) {
+  int64_t a = (int64_t)d->tile.m * d->tile.k, b = (int64_t)d->tile.n * d->tile.k;
+  return d->b_layout == GG_B_PRESHUFFLED ? a : a + b;
 }
 
-int gg_epilogue_parts(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
-  int64_t loop = loop_lds_bytes(tm, tn, tk, b_layout);
+int gg_amd_lds_buffers(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  if (d.b_layout == GG_B_PRESHUFFLED) return 2;
+  // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
+  // a runtime value.
+  if ((d.target != GG_TARGET_GFX942 && d.target != GG_TARGET_GFX950) ||
+      d.layout == GG_LAYOUT_K_OFFSETS || d.scaling == GG_SCALING_BLOCKWISE)
+    return 1;
+  // Two buffers, unless they would keep out a workgroup waves_per_eu asks for (gfx942's
+  // 64 KiB holds two 128x128x128 stages for one workgroup, or one stage each for two).
+  int workgroups = d.tile.waves_per_eu > 1 ? d.tile.waves_per_eu : 1;
+  return 2 * stage_lds_bytes(&d) * workgroups <= gg_lds_capacity(d.target) ? 2 : 1;
+}
+
+int64_t gg_amd_loop_lds_bytes(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return gg_amd_lds_buffers(&d) * stage_lds_bytes(&d);
+}
+
+int gg_epilogue_parts(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t loop = gg_amd_loop_lds_bytes(&d), tm = d.tile.m, tn = d.tile.n;
   int parts = 1;
   // Halve the band while it needs more LDS than the loop and a half band still holds whole
   // 16-row MFMA blocks and whole store passes (8 columns for each of 256 threads).
-  while (2 * (int64_t)tm * tn / parts > loop && tm % (2 * parts) == 0 && tm / (2 * parts) % 16 == 0 &&
-         (int64_t)(tm / (2 * parts)) * tn % (8 * 256) == 0)
+  while (2 * tm * tn / parts > loop && tm % (2 * parts) == 0 && tm / (2 * parts) % 16 == 0 &&
+         (tm / (2 * parts)) * tn % (8 * 256) == 0)
     parts *= 2;
   return parts;
 }
 
-int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout) {
-  int64_t loop = loop_lds_bytes(tm, tn, tk, b_layout);
-  int64_t epilogue = 2 * (int64_t)tm * tn / gg_epilogue_parts(tm, tn, tk, b_layout);
+int64_t gg_amd_lds_bytes(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t loop = gg_amd_loop_lds_bytes(&d);
+  int64_t epilogue = 2 * (int64_t)d.tile.m * d.tile.n / gg_epilogue_parts(&d);
   return loop > epilogue ? loop : epilogue;
 }
 

@@ -782,7 +782,9 @@ static void exec_reinterpret(sim* s, const sim_op* o, const uint8_t* mask) {
 }
 
 // Buffer loads and stores: the offset is a 32-bit byte count; past num_records a load reads
-// zero and a store is dropped. A partly out-of-range access is chip-dependent: refused.
+// zero and a store is dropped. A partly out-of-range access is chip-dependent: refused. An
+// sgprOffset (soffset, uniform: it lives in a scalar register) moves the access; whether the
+// range check counts it differs by chip, so an access whose fate depends on it is refused.
 static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
   int is_store = o->code == OP_BUFFER_STORE;
   int value_id_ = is_store ? o->in[0] : o->out[0];
@@ -792,10 +794,16 @@ static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
   const stype* t = &s->values[value_id_].type;
   int elem_bytes = t->bits / 8, n = t->elems, total = n * elem_bytes;
   int nidx = o->nin - first_index;
-  if (nidx != m->rank) {
-    fail(s, o->op, "sgprOffset is not simulated");
+  int64_t soffset = 0;
+  if (nidx == m->rank + 1) {
+    if (!uniform_operand(s, o, o->nin - 1, mask, &soffset)) return;
+    --nidx;
+  } else if (nidx != m->rank) {
+    fail(s, o->op, "%d indices into a rank-%d buffer", nidx, m->rank);
     return;
   }
+  // The hardware adds soffset in bytes, 32 bits wide.
+  uint64_t soffset_bytes = (uint32_t)((uint32_t)soffset * (uint32_t)m->elem_bytes);
   // gfx9's descriptor holds num_records in 32 bits: a larger buffer is silently truncated.
   if (m->bytes > (int64_t)UINT32_MAX) {
     fail(s, o->op, "a buffer descriptor over %lld bytes: num_records holds 32 bits, so the "
@@ -812,10 +820,18 @@ static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
       offset += (uint32_t)lane_data(s, o->in[first_index + d], l)[0] * (uint32_t)m->strides[d];
     uint64_t byte = (uint32_t)(offset * (uint32_t)m->elem_bytes);
     uint64_t* v = lane_data(s, value_id_, l);
-    if (byte >= (uint64_t)m->bytes) {  // out of range: zero, or dropped
+    int out = byte >= (uint64_t)m->bytes;
+    if (soffset_bytes && out != (byte + soffset_bytes >= (uint64_t)m->bytes)) {
+      fail(s, o->op, "lane %d: offset %llu is %s range only with the soffset %llu, which chips "
+           "count differently", l, (unsigned long long)byte, out ? "in" : "out of",
+           (unsigned long long)soffset_bytes);
+      return;
+    }
+    if (out) {  // out of range: zero, or dropped
       if (!is_store) memset(v, 0, (size_t)n * sizeof *v);
       continue;
     }
+    byte += soffset_bytes;
     if (byte + (uint64_t)total > (uint64_t)m->bytes) {
       fail(s, o->op, "lane %d: a %d-byte buffer access at %llu straddles the end (%lld bytes)",
            l, total, (unsigned long long)byte, (long long)m->bytes);

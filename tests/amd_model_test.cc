@@ -3,13 +3,18 @@
 // loop, and the properties the default kernels must keep at the DeepSeek-V3 shape.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "compiler/amd_lds.h"
 #include "compiler/amd_loop.h"
 #include "compiler/target.h"
+#include "passes/amdgpu_stream.h"
 #include "tests/support/desc.h"
 
 namespace {
@@ -116,7 +121,9 @@ TEST(LoopModel, DefaultRowwiseKernelsKeepTheirLoopProperties) {
       if (chip == GG_TARGET_GFX942 && b == GG_B_PLAIN) {  // 2 x 256 x 8 loads of 16 B / 1024 clk
         EXPECT_EQ(Stat(stats, "l2_demand"), "64.0");
       }
-      int per_tile = atoi(Stat(stats, "loop_mfma_cycles").c_str()) / (b == GG_B_PRESHUFFLED ? 2 : 1);
+      int tiles = atoi(Stat(stats, "loop_tiles").c_str());
+      ASSERT_GT(tiles, 0);
+      int per_tile = atoi(Stat(stats, "loop_mfma_cycles").c_str()) / tiles;
       EXPECT_GT(per_tile, 0);
       EXPECT_GE(atoi(Stat(stats, "loop_vmem_cover").c_str()), per_tile);
     }
@@ -149,3 +156,87 @@ TEST(LoopModel, LargerTilesAreAheadAtTheDeepSeekShape) {
 }
 
 }  // namespace
+
+// The order of a tile's work (passes/amdgpu_stream.c) for every shape gg lowers: each MFMA
+// once, fenced; each fragment read before its first MFMA and read_ahead MFMAs ahead of it
+// where the stream allows; each blockwise scaling after its partial's last MFMA and
+// scale_after MFMAs behind it where the stream allows; the next tile's LDS writes one per
+// MFMA from stage_at, each followed by the loads that take its registers.
+TEST(Stream, PlansEveryShape) {
+  struct Case {
+    int steps, span, m_repeat, n_acc, block_steps, pair;
+  };
+  const Case cases[] = {
+      {4, 2, 8, 2, 0, 1},  {4, 2, 16, 2, 0, 1}, {4, 2, 16, 4, 0, 2}, {1, 1, 8, 2, 0, 1},
+      {1, 1, 16, 4, 0, 1}, {4, 2, 8, 2, 4, 1},  {8, 2, 8, 4, 4, 1},  {1, 1, 8, 4, 1, 1},
+      {2, 1, 16, 4, 1, 1},
+  };
+  for (const Case& c : cases)
+    for (int stage : {0, 8, 16}) {
+      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3};
+      SCOPED_TRACE("steps " + std::to_string(c.steps) + " mr " + std::to_string(c.m_repeat) + " na " +
+                   std::to_string(c.n_acc) + " blockwise " + std::to_string(c.block_steps) +
+                   " stage " + std::to_string(stage));
+      int n = gg_stream_mfmas(&s);
+      std::vector<gg_stream_item> items(8 * n + 64);
+      int count = gg_stream_plan(&s, items.data(), (int)items.size());
+      ASSERT_GT(count, 0);
+      EXPECT_EQ(gg_stream_plan(&s, items.data(), n), -1) << "too little room is refused";
+      // Positions in MFMA units: index of the next MFMA an item precedes.
+      std::map<std::tuple<int, int, int>, int> first_mfma, last_mfma, read_at, scale_at;
+      std::vector<int> stage_at, loads_at;
+      int mfma = 0, fences = 0;
+      for (int i = 0; i < count; ++i) {
+        const gg_stream_item& it = items[i];
+        switch (it.kind) {
+          case GG_STREAM_FENCE:
+            ++fences;
+            ASSERT_LT(i + 1, count);
+            EXPECT_EQ(items[i + 1].kind, GG_STREAM_MFMA) << "a fence precedes each MFMA";
+            break;
+          case GG_STREAM_MFMA: {
+            int s0 = it.step - it.step % c.span;
+            for (auto key : {std::make_tuple(0, s0, it.mr), std::make_tuple(1, s0, it.na)}) {
+              ASSERT_TRUE(read_at.count(key)) << "an MFMA before its fragment read";
+              if (!first_mfma.count(key)) first_mfma[key] = mfma;
+            }
+            if (c.block_steps) {
+              auto key = std::make_tuple(it.step / c.block_steps, it.mr, it.na);
+              EXPECT_FALSE(scale_at.count(key)) << "a partial scaled before its last MFMA";
+              last_mfma[key] = mfma;
+            }
+            ++mfma;
+            break;
+          }
+          case GG_STREAM_READ_A: read_at[std::make_tuple(0, it.step, it.mr)] = mfma; break;
+          case GG_STREAM_READ_B: read_at[std::make_tuple(1, it.step, it.na)] = mfma; break;
+          case GG_STREAM_SCALE:
+            scale_at[std::make_tuple(it.step / c.block_steps, it.mr, it.na)] = mfma;
+            break;
+          case GG_STREAM_STAGE:
+            EXPECT_EQ(it.step, (int)stage_at.size()) << "LDS writes in order";
+            stage_at.push_back(mfma);
+            break;
+          case GG_STREAM_LOADS:
+            EXPECT_EQ(it.step, (int)loads_at.size());
+            EXPECT_EQ(it.step + 1, (int)stage_at.size()) << "each load group right after its write";
+            loads_at.push_back(mfma);
+            break;
+        }
+      }
+      EXPECT_EQ(mfma, n);
+      EXPECT_EQ(fences, n);
+      int reads = (c.steps + c.span - 1) / c.span * (c.m_repeat + c.n_acc);
+      EXPECT_EQ((int)read_at.size(), reads);
+      for (const auto& [key, at] : read_at)
+        EXPECT_EQ(at, std::max(0, first_mfma[key] - s.read_ahead)) << "read read_ahead MFMAs ahead";
+      if (c.block_steps) {
+        EXPECT_EQ((int)scale_at.size(), c.steps / c.block_steps * c.m_repeat * c.n_acc);
+        for (const auto& [key, at] : scale_at)
+          EXPECT_EQ(at, std::min(n, last_mfma[key] + 1 + s.scale_after));
+      }
+      ASSERT_EQ((int)stage_at.size(), stage);
+      ASSERT_EQ((int)loads_at.size(), stage);
+      for (int w = 0; w < stage; ++w) EXPECT_EQ(stage_at[w], std::min(n, s.stage_at + w));
+    }
+}

@@ -93,8 +93,7 @@ TEST_P(CodeObjects, ReadBackWithLlvmTools) {
   long long vgpr = ValueAfter(notes, ".vgpr_count:");
   EXPECT_GT(vgpr, 0);
   EXPECT_LE(vgpr + std::max(0LL, ValueAfter(notes, ".agpr_count:")), 256);
-  EXPECT_EQ(ValueAfter(notes, ".group_segment_fixed_size:"),
-            gg_lds_bytes_for_tile(128, 128, 128, GG_B_PLAIN));
+  EXPECT_EQ(ValueAfter(notes, ".group_segment_fixed_size:"), gg_amd_lds_bytes(&d));
   EXPECT_NE(notes.find(".reqd_workgroup_size:\n      - 256\n      - 1\n      - 1"), std::string::npos)
       << "the kernel runs 256 threads";
 

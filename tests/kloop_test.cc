@@ -126,10 +126,11 @@ TEST(LoopForms, WavesPerEuReachesTheCodeObject) {
       gg_op_desc_kernel_name(&d, name, sizeof name);
       EXPECT_NE(std::strstr(name, ("_w" + std::to_string(wpe) + "_").c_str()), nullptr) << name;
       // The register budget honours it (512 unified registers per lane shared by wpe
-      // waves) where LDS allows that many waves: a workgroup of 4 waves uses 32 KiB, so
-      // gfx942's 64 KiB hold 2 per CU, i.e. 2 waves per SIMD, and LLVM clamps the request.
+      // waves) where LDS allows that many waves: a workgroup of 4 waves uses 32 KiB (one
+      // buffer) or 64 KiB (two, where they fit beside wpe workgroups), so gfx942's 64 KiB
+      // hold 2 per CU, i.e. 2 waves per SIMD, and LLVM clamps the request.
       gg_isa_stats stats = Stats(chip, 512, GG_LOOP_ROLLED, wpe);
-      int64_t lds_waves = gg_lds_capacity(chip) / gg_lds_bytes_for_tile(128, 128, 128, GG_B_PLAIN);
+      int64_t lds_waves = gg_lds_capacity(chip) / gg_amd_lds_bytes(&d);
       if (wpe > 0 && wpe <= lds_waves) {
         EXPECT_LE(stats.vgpr + std::max(stats.agpr, 0), 512 / wpe)
             << gg_target_name(chip) << " wpe=" << wpe;

@@ -102,8 +102,8 @@ TEST_P(Property, MatchesReferenceInSim) {
   Spec s = RandomSpec(GetParam());
   s.target = GetParam() % 2 ? GG_TARGET_GFX942 : GG_TARGET_GFX950;
   s.fp8 = s.target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-  if (gg_lds_bytes_for_tile(s.tile.m, s.tile.n, s.tile.k, GG_B_PLAIN) > gg_lds_capacity(s.target))
-    s.tile = {0, 0, 0, 0, s.tile.loop};
+  gg_op_desc d = s.desc();
+  if (gg_amd_lds_bytes(&d) > gg_lds_capacity(s.target)) s.tile = {0, 0, 0, 0, s.tile.loop};
   SCOPED_TRACE("GG_PROPERTY_SEEDS=" + std::to_string(GetParam()) + "  " + s.command());
   ExpectPass(s);
 }

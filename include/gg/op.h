@@ -240,12 +240,16 @@ void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
 int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
-// LDS (AMD workgroup memory): a tile stages A and B (tm tk + tn tk bytes), or with
-// preshuffled B (loaded straight into registers) two A buffers in ping-pong (2 tm tk);
-// the epilogue reuses the same memory for the bf16 output tile (2 tm tn bytes), in
-// gg_epilogue_parts row bands when the whole tile would need more than the loop.
-int64_t gg_lds_bytes_for_tile(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout);
-int gg_epilogue_parts(int32_t tm, int32_t tn, int32_t tk, gg_b_layout b_layout);
+// LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes) and, with plain
+// B, its B (tn tk) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
+// always with preshuffled B (A alone; B goes to registers), and with plain B when two
+// stages fit beside the workgroups waves_per_eu asks for. The epilogue reuses the memory
+// for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
+// tile would need more than the loop. gg_amd_lds_bytes is what a workgroup allocates.
+int gg_amd_lds_buffers(const gg_op_desc* desc);
+int64_t gg_amd_loop_lds_bytes(const gg_op_desc* desc);
+int gg_epilogue_parts(const gg_op_desc* desc);
+int64_t gg_amd_lds_bytes(const gg_op_desc* desc);
 // 65536 on gfx942, 163840 on gfx950, 0 for the host.
 int64_t gg_lds_capacity(gg_target target);
 

@@ -6,6 +6,7 @@
 // RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=DYNAMIC
 // RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | not %gg-opt -p "gg-tile,gg-resolve-groups,gg-k-loop{mode=unrolled}" 2>&1 | FileCheck %s --check-prefix=REFUSED
 // RUN: not %gg-opt %s -p "gg-k-loop{mode=sideways}" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 1024 --target gfx950 --emit op | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=AHEAD
 
 // K = 512, tile_k = 128: four tiles. Tile 0 is loaded before the loop; the loop computes
 // tiles 0 and 1 while prefetching 1 and 2; tile 3 is loaded after it, then 2 and 3 are
@@ -63,3 +64,31 @@
 
 // REFUSED: error: gg-k-loop: cannot unroll a K loop whose trip count is a runtime value (the k_offsets layout); use the rolled form
 // BADOPT: invalid pipeline: gg-k-loop: mode must be auto, rolled or unrolled, not 'sideways'
+
+// Two LDS buffers with plain B (gfx950, gg.lds_buffers = 2, gg.prefetch = 2): the loads
+// run two tiles ahead. K = 1024: eight tiles. Tiles 0 and 1 are loaded, then tile 2, and
+// tile 0 is computed (buffer 0); the loop takes pairs (1, 2) and (3, 4), each tile's mma
+// after the loads of the tile two ahead, carrying two tiles' loads; tile 7 is loaded and
+// 5, 6, 7 are peeled, the buffers alternating throughout.
+// AHEAD: %[[A0:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c0{{[_0-9]*}},
+// AHEAD: %[[B0:.*]] = "gg.load_tile"
+// AHEAD: %[[A1:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c128{{[_0-9]*}},
+// AHEAD: %[[B1:.*]] = "gg.load_tile"
+// AHEAD: %[[A2:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c256{{[_0-9]*}},
+// AHEAD: %[[B2:.*]] = "gg.load_tile"
+// AHEAD: %[[M0:.*]] = "gg.mma_tile"(%[[A0]], %[[B0]], %{{.*}}) {gg.lds_buffer = 0 : i64}
+// AHEAD: %[[LOOP:.*]]:5 = scf.for %[[K:.*]] = %c128{{[_0-9]*}} to %c640{{[_0-9]*}} step %c256{{[_0-9]*}} iter_args(%[[ACC:.*]] = %[[M0]], %[[QA:.*]] = %[[A1]], %[[QB:.*]] = %[[B1]], %[[RA:.*]] = %[[A2]], %[[RB:.*]] = %[[B2]])
+// AHEAD: %[[AN:.*]] = "gg.load_tile"
+// AHEAD: %[[BN:.*]] = "gg.load_tile"
+// AHEAD: %[[M1:.*]] = "gg.mma_tile"(%[[QA]], %[[QB]], %[[ACC]]) {gg.lds_buffer = 1 : i64}
+// AHEAD: %[[AN2:.*]] = "gg.load_tile"
+// AHEAD: %[[BN2:.*]] = "gg.load_tile"
+// AHEAD: %[[M2:.*]] = "gg.mma_tile"(%[[RA]], %[[RB]], %[[M1]]) {gg.lds_buffer = 0 : i64}
+// AHEAD: scf.yield %[[M2]], %[[AN]], %[[BN]], %[[AN2]], %[[BN2]]
+// AHEAD: } {gg.loop = "prefetch"}
+// AHEAD: %[[A7:.*]] = "gg.load_tile"(%{{.*}}, %{{.*}}, %{{.*}}, %c896{{[_0-9]*}},
+// AHEAD: %[[B7:.*]] = "gg.load_tile"
+// AHEAD: %[[M5:.*]] = "gg.mma_tile"(%[[LOOP]]#1, %[[LOOP]]#2, %[[LOOP]]#0) {gg.lds_buffer = 1 : i64}
+// AHEAD: %[[M6:.*]] = "gg.mma_tile"(%[[LOOP]]#3, %[[LOOP]]#4, %[[M5]]) {gg.lds_buffer = 0 : i64}
+// AHEAD: "gg.mma_tile"(%[[A7]], %[[B7]], %[[M6]]) {gg.lds_buffer = 1 : i64}
+// AHEAD-NOT: "gg.mma_tile"

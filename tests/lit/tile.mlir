@@ -25,7 +25,7 @@
 // CHECK: %[[BT:.*]] = "gg.load_tile"(%[[B2]], %[[F]]#5, %[[F]]#6, %[[K]], %[[F]]#8, %[[F]]#9) {mask_k = true, mask_rows = true, operand = "b"}
 // CHECK: %[[NEXT:.*]] = "gg.mma_tile"(%[[AT]], %[[BT]], %[[ACCI]])
 // CHECK: scf.yield %[[NEXT]]
-// CHECK: } {gg.loop = "rolled"}
+// CHECK: } {gg.lds_buffers = 1 : i64, gg.loop = "rolled", gg.prefetch = 1 : i64}
 // CHECK: "gg.epilogue"(%[[ACC]], %{{.*}}, %{{.*}}, %{{.*}}, %[[F]]#4, %[[F]]#3, %[[F]]#7, %[[F]]#6, %[[F]]#10, %[[F]]#12, %[[F]]#13) {mask_cols = true, mask_rows = true, scaling = "rowwise"}
 // CHECK: gpu.yield
 func.func @stacked(%a: memref<?x512xf8E4M3FN>, %b: memref<4x256x512xf8E4M3FN>, %sa: memref<?xf32>, %sb: memref<4x256xf32>, %m: memref<4xi64>, %o: memref<?x256xbf16>) {

@@ -11,15 +11,15 @@
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
 // GFX950: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950(
 // The kernel's arguments: the operands, then the workspace of the group ends.
-// GFX950-SAME: %[[ENDS:[a-z0-9_]+]]: memref<2xi64>) workgroup(%[[LDS:.*]] : memref<32768xi8, #gpu.address_space<workgroup>>)
+// GFX950-SAME: %[[ENDS:[a-z0-9_]+]]: memref<2xi64>) workgroup(%[[LDS:.*]] : memref<65536xi8, #gpu.address_space<workgroup>>)
 // GFX950-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, rocdl.flat_work_group_size = "256,256", rocdl.waves_per_eu = 2 : i32}
 // GFX950: gpu.thread_id x
 // GFX950: gpu.block_id x
 // The tile's group: a binary search over the ends.
 // GFX950: memref.load %[[ENDS]][%{{.*}}] : memref<2xi64>
-// Loads: 16-byte buffer loads from a view that starts at the tile (a 64-bit base; the
-// lanes' offsets are 32-bit and relative to it), its size capped below the offset that
-// out-of-range lanes are sent to.
+// Loads: 16-byte buffer loads from a view that starts at the tile's first row (a 64-bit
+// base; the lanes' offsets are 32-bit and relative to it, the K step's offset is the
+// uniform soffset), its size capped below the offset that out-of-range lanes are sent to.
 // GFX950: %[[N:.*]] = memref.dim %[[FLAT:.*]], %{{.*}} : memref<?xf8E4M3FN>
 // GFX950: %[[B:.*]] = arith.minsi %{{.*}}, %[[N]] : index
 // GFX950: %[[R:.*]] = arith.subi %[[N]], %[[B]] : index
@@ -28,12 +28,21 @@
 // GFX950: %[[VIEW:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[B]]], sizes: [%[[LEN]]], strides: [1] : memref<?xf8E4M3FN> to memref<?xf8E4M3FN, strided<[1], offset: ?>>
 // GFX950: %[[OOB:.*]] = arith.constant 2147483632 : i32
 // GFX950: arith.select %{{.*}}, %{{.*}}, %[[OOB]] : i32
-// GFX950: amdgpu.raw_buffer_load %[[VIEW]][%{{.*}}] : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
+// GFX950: amdgpu.raw_buffer_load %[[VIEW]][%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
 // Staging: the 16-byte chunk index XOR a swizzle of the row (gfx950: row / 2 mod chunks per row).
+// The first tile stages itself into buffer 0; every tile's MFMAs (fenced one by one, so
+// LLVM keeps the interleaving) stage the next tile into the other buffer, each LDS write
+// followed by the load of the tile after it that reuses its registers; one barrier a tile.
 // GFX950: arith.xori
-// GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<65536xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // GFX950: gpu.barrier
-// GFX950: amdgpu.mfma 16x16x128 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// GFX950: amdgpu.sched_barrier allow = <none>
+// GFX950-NEXT: amdgpu.mfma 16x16x128 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// GFX950: %[[STAGE1:.*]] = arith.constant 32768 : index
+// GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<65536xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// GFX950: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
+// GFX950-NEXT: amdgpu.sched_barrier allow = <none>
+// GFX950: amdgpu.mfma 16x16x128
 // GFX950: gpu.barrier
 // Epilogue: scales, bf16, LDS shuffle, 16-byte stores.
 // GFX950: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
@@ -53,7 +62,7 @@
 
 // gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments, two steps' fragments
 // read as one 16-byte chunk (the fragment K order) and split in halves.
-// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
+// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
 // GFX942: %[[CHUNK:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // GFX942: vector.shuffle %[[CHUNK]], %[[CHUNK]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi8>, vector<16xi8>
 // GFX942: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>

@@ -1,0 +1,114 @@
+// The order of one tile's K-loop work on AMD (see amdgpu_stream.h).
+#include "passes/amdgpu_stream.h"
+
+#include <stdlib.h>
+
+int gg_stream_mfmas(const gg_stream_shape* shape) {
+  return shape->steps * shape->m_repeat * shape->n_acc;
+}
+
+// The MFMAs in issue order. Rowwise: step by step over every accumulator (each takes the
+// steps in order, a whole row of accumulators apart), or with pair_steps 2 the two steps of
+// a read together per row block, so that a row block's A fragment is live for its MFMAs
+// alone. Blockwise: per K block, one accumulator's partial at a time over the block's
+// steps, so the partials of one accumulator are live at once.
+static void mfma_order(const gg_stream_shape* s, gg_stream_item* order) {
+  int n = 0;
+  if (s->block_steps > 0) {
+    for (int j = 0; j < s->steps / s->block_steps; ++j)
+      for (int mr = 0; mr < s->m_repeat; ++mr)
+        for (int na = 0; na < s->n_acc; ++na)
+          for (int st = j * s->block_steps; st < (j + 1) * s->block_steps; ++st)
+            order[n++] = (gg_stream_item){GG_STREAM_MFMA, st, mr, na};
+    return;
+  }
+  int pair = s->pair_steps > 1 ? s->pair_steps : 1;
+  for (int s0 = 0; s0 < s->steps; s0 += pair)
+    for (int mr = 0; mr < s->m_repeat; ++mr)
+      for (int st = s0; st < s0 + pair && st < s->steps; ++st)
+        for (int na = 0; na < s->n_acc; ++na) order[n++] = (gg_stream_item){GG_STREAM_MFMA, st, mr, na};
+}
+
+typedef struct placed {
+  gg_stream_item item;
+  int slot;   // the MFMA it goes before (the MFMA count: after the last)
+  int order;  // within a slot: reads, then LDS writes and loads, then scaling
+  int key;    // then by first use (reads) or index
+} placed;
+
+static int compare_placed(const void* x, const void* y) {
+  const placed* a = x;
+  const placed* b = y;
+  if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+  if (a->order != b->order) return a->order < b->order ? -1 : 1;
+  return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity) {
+  int n = gg_stream_mfmas(s);
+  int span = s->read_span > 0 ? s->read_span : 1;
+  int blocks = s->block_steps > 0 ? s->steps / s->block_steps : 0;
+  int reads = (s->steps + span - 1) / span * (s->m_repeat + s->n_acc);
+  int others = reads + blocks * s->m_repeat * s->n_acc + 2 * s->stage_count;
+  gg_stream_item* order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  placed* extra = malloc((size_t)others * sizeof *extra);
+  if (!order || !extra) {
+    free(order);
+    free(extra);
+    return -1;
+  }
+  mfma_order(s, order);
+  int count = 0;
+  // Fragment reads: before the MFMA read_ahead ahead of the first that uses them.
+  for (int s0 = 0; s0 < s->steps; s0 += span)
+    for (int which = 0; which < 2; ++which) {
+      int blocks_of = which == 0 ? s->m_repeat : s->n_acc;
+      for (int b = 0; b < blocks_of; ++b) {
+        int first = n;
+        for (int i = 0; i < n && first == n; ++i)
+          if (order[i].step >= s0 && order[i].step < s0 + span && (which == 0 ? order[i].mr : order[i].na) == b)
+            first = i;
+        gg_stream_item item = {which == 0 ? GG_STREAM_READ_A : GG_STREAM_READ_B, s0, which == 0 ? b : 0,
+                               which == 0 ? 0 : b};
+        extra[count++] = (placed){item, max_int(0, first - s->read_ahead), 0, 2 * first + which};
+      }
+    }
+  // Blockwise scaling: scale_after MFMAs after the partial's last MFMA.
+  for (int j = 0; j < blocks; ++j)
+    for (int mr = 0; mr < s->m_repeat; ++mr)
+      for (int na = 0; na < s->n_acc; ++na) {
+        int last = 0;
+        for (int i = 0; i < n; ++i)
+          if (order[i].step / s->block_steps == j && order[i].mr == mr && order[i].na == na) last = i;
+        gg_stream_item item = {GG_STREAM_SCALE, j * s->block_steps, mr, na};
+        extra[count++] = (placed){item, min_int(n, last + 1 + s->scale_after), 2, last};
+      }
+  // The next tile's LDS writes, one per MFMA from stage_at, each followed by the load that
+  // takes its registers.
+  for (int c = 0; c < s->stage_count; ++c) {
+    extra[count++] = (placed){{GG_STREAM_STAGE, c, 0, 0}, min_int(n, s->stage_at + c), 1, 2 * c};
+    extra[count++] = (placed){{GG_STREAM_LOADS, c, 0, 0}, min_int(n, s->stage_at + c), 1, 2 * c + 1};
+  }
+  qsort(extra, (size_t)count, sizeof *extra, compare_placed);
+  int out = 0, e = 0;
+  for (int i = 0; i <= n; ++i) {
+    for (; e < count && extra[e].slot == i; ++e) {
+      if (out == capacity) goto full;
+      items[out++] = extra[e].item;
+    }
+    if (i == n) break;
+    if (out + 2 > capacity) goto full;
+    items[out++] = (gg_stream_item){GG_STREAM_FENCE, 0, 0, 0};
+    items[out++] = order[i];
+  }
+  free(order);
+  free(extra);
+  return out;
+full:
+  free(order);
+  free(extra);
+  return -1;
+}

@@ -1,0 +1,55 @@
+// The order of one tile's work in an AMD K loop (gg-to-amdgpu): its MFMAs in a fixed order,
+// each fragment read from LDS a few MFMAs ahead of its first use, each blockwise partial
+// scaled a few MFMAs after its last MFMA, and, where the next tile is staged during this
+// one (two LDS buffers), the next tile's LDS writes spread over the MFMAs from a given
+// point, followed by the next loads. The lowering emits the items in this order with
+// scheduling fences between MFMAs, so LLVM keeps the interleaving: a wave issues the other
+// instructions while its MFMAs run (docs/amd-model.md). Pure C: no MLIR.
+#ifndef GG_PASSES_AMDGPU_STREAM_H_
+#define GG_PASSES_AMDGPU_STREAM_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gg_stream_kind {
+  GG_STREAM_MFMA,    // step, row block (mr), column block (na)
+  GG_STREAM_READ_A,  // step, mr: A's fragment of the step (of `read_span` steps from it)
+  GG_STREAM_READ_B,  // step, na
+  GG_STREAM_SCALE,   // K block (step / block_steps), mr, na: acc += (partial xs) ws
+  GG_STREAM_STAGE,   // index of the next tile's LDS write
+  GG_STREAM_LOADS,   // where group `step` of the later tile's global loads goes
+  GG_STREAM_FENCE,   // nothing may be scheduled across it
+} gg_stream_kind;
+
+typedef struct gg_stream_item {
+  gg_stream_kind kind;
+  int step, mr, na;  // STAGE: step is the write's index
+} gg_stream_item;
+
+typedef struct gg_stream_shape {
+  int steps;        // MFMA steps per tile (tile_k / MFMA K)
+  int read_span;    // steps one fragment read serves (gfx942's 16-byte chunk: 2)
+  int m_repeat;     // 16-row blocks
+  int n_acc;        // 16-column blocks per wave
+  int block_steps;  // blockwise: steps per 128-wide K block; 0: rowwise
+  int pair_steps;   // rowwise: run the steps of a read in pairs per row block (1 or 2)
+  int read_ahead;   // MFMAs between a fragment read and its first MFMA
+  int scale_after;  // MFMAs between a partial's last MFMA and its scaling
+  int stage_count;  // LDS writes of the next tile in this stream (0: none)
+  int stage_at;     // the MFMA before which they start, one per MFMA
+} gg_stream_shape;
+
+// The MFMA count of a tile.
+int gg_stream_mfmas(const gg_stream_shape* shape);
+
+// Writes the tile's items in order into `items` (room for `capacity`); returns their
+// number, or -1 when they do not fit. Each MFMA is preceded by a fence, so that the items
+// between two MFMAs stay there.
+int gg_stream_plan(const gg_stream_shape* shape, gg_stream_item* items, int capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // GG_PASSES_AMDGPU_STREAM_H_
