@@ -52,7 +52,7 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
   int span = s->read_span > 0 ? s->read_span : 1;
   int blocks = s->block_steps > 0 ? s->steps / s->block_steps : 0;
   int reads = (s->steps + span - 1) / span * (s->m_repeat + s->n_acc);
-  int others = reads + blocks * s->m_repeat * s->n_acc + 2 * s->stage_count;
+  int others = reads + blocks * (s->m_repeat * s->n_acc + s->m_repeat + s->n_acc) + 2 * s->stage_count;
   gg_stream_item* order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   placed* extra = malloc((size_t)others * sizeof *extra);
   if (!order || !extra) {
@@ -76,8 +76,10 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
         extra[count++] = (placed){item, max_int(0, first - s->read_ahead), 0, 2 * first + which};
       }
     }
-  // Blockwise scaling: scale_after MFMAs after the partial's last MFMA.
-  for (int j = 0; j < blocks; ++j)
+  // Blockwise scaling: scale_after MFMAs after the partial's last MFMA; the scales it
+  // needs read read_ahead MFMAs ahead of the first scaling that uses them.
+  for (int j = 0; j < blocks; ++j) {
+    int first_x = count;
     for (int mr = 0; mr < s->m_repeat; ++mr)
       for (int na = 0; na < s->n_acc; ++na) {
         int last = 0;
@@ -86,6 +88,21 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
         gg_stream_item item = {GG_STREAM_SCALE, j * s->block_steps, mr, na};
         extra[count++] = (placed){item, min_int(n, last + 1 + s->scale_after), 2, last};
       }
+    int scales = count - first_x;
+    for (int which = 0; which < 2; ++which) {
+      int ws_reads = s->ws_reads > 0 && s->ws_reads < s->n_acc ? s->ws_reads : s->n_acc;
+      int blocks_of = which == 0 ? s->m_repeat : ws_reads;
+      for (int b = 0; b < blocks_of; ++b) {
+        int first = n;
+        for (int e = first_x; e < first_x + scales; ++e)
+          if ((which == 0 ? extra[e].item.mr : extra[e].item.na % ws_reads) == b && extra[e].slot < first)
+            first = extra[e].slot;
+        gg_stream_item item = {which == 0 ? GG_STREAM_READ_XS : GG_STREAM_READ_WS, j * s->block_steps,
+                               which == 0 ? b : 0, which == 0 ? 0 : b};
+        extra[count++] = (placed){item, max_int(0, first - s->read_ahead), 0, 2 * first + which};
+      }
+    }
+  }
   // The next tile's LDS writes, one per MFMA from stage_at, each followed by the load that
   // takes its registers.
   for (int c = 0; c < s->stage_count; ++c) {

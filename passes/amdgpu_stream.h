@@ -1,6 +1,6 @@
 // The order of one tile's work in an AMD K loop (gg-to-amdgpu): its MFMAs in a fixed order,
 // each fragment read from LDS a few MFMAs ahead of its first use, each blockwise partial
-// scaled a few MFMAs after its last MFMA, and, where the next tile is staged during this
+// scaled a few MFMAs after its last MFMA (its scales read from LDS ahead of that), and, where the next tile is staged during this
 // one (two LDS buffers), the next tile's LDS writes spread over the MFMAs from a given
 // point, followed by the next loads. The lowering emits the items in this order with
 // scheduling fences between MFMAs, so LLVM keeps the interleaving: a wave issues the other
@@ -16,6 +16,8 @@ typedef enum gg_stream_kind {
   GG_STREAM_MFMA,    // step, row block (mr), column block (na)
   GG_STREAM_READ_A,  // step, mr: A's fragment of the step (of `read_span` steps from it)
   GG_STREAM_READ_B,  // step, na
+  GG_STREAM_READ_XS, // step (of the K block), mr: the x_scale of the lane's rows of mr
+  GG_STREAM_READ_WS, // step (of the K block), na: the w_scale of the lane's column of na
   GG_STREAM_SCALE,   // K block (step / block_steps), mr, na: acc += (partial xs) ws
   GG_STREAM_STAGE,   // index of the next tile's LDS write
   GG_STREAM_LOADS,   // where group `step` of the later tile's global loads goes
@@ -38,6 +40,7 @@ typedef struct gg_stream_shape {
   int scale_after;  // MFMAs between a partial's last MFMA and its scaling
   int stage_count;  // LDS writes of the next tile in this stream (0: none)
   int stage_at;     // the MFMA before which they start, one per MFMA
+  int ws_reads;     // blockwise: column blocks whose w_scale is read (1: shared by the wave)
 } gg_stream_shape;
 
 // The MFMA count of a tile.

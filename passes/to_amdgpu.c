@@ -82,7 +82,9 @@ typedef struct kernel_shape {
   const char* f8;    // MFMA operand element type
   bool preshuffled;  // B in registers (never in LDS), A in two alternating LDS buffers
   int lds_buffers;   // LDS buffers the tiles alternate between (gg_amd_lds_buffers)
-  long long stage_bytes;  // one buffer: A, then plain B
+  long long stage_bytes;  // one buffer: A, plain B, then blockwise scales
+  int scale_blocks;  // blockwise: 128-wide K blocks per tile, whose scales are staged too
+  bool ws_per_column_block;  // a wave's columns may span two w_scale blocks (n_offsets)
   bool stage_ahead;  // plain B in two buffers: a tile is staged during the previous one
   bool staged_next;  // walk state: the mma just lowered staged the next tile
   gg_op_desc desc;
@@ -423,16 +425,16 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
 }
 
 // ---------------------------------------------------------------------------------------
-// gg.load_scales: each lane gathers the scales of its accumulator rows and columns:
-// sx[j, 4 mr + r] for row 16 mr + 4 (lane/16) + r, sw[j, na] for column w TN/4 + 16 na +
-// lane % 16, per 128-wide K block j of the tile.
+// gg.load_scales: thread t loads, per 128-wide K block j of the tile, the x_scale of tile
+// row t and the w_scale of tile column t (vector<blocks x f32> each; 0 past the tile, the
+// group or the operand); the mma stages them into LDS beside the tile, where each lane reads
+// the scales of its accumulator rows and columns when it scales a partial.
 
 static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
   MlirValue sa = mlirOperationGetOperand(op, 0), sb = mlirOperationGetOperand(op, 1);
   MlirType sx_type = mlirValueGetType(mlirOperationGetResult(op, 0));
   long long blocks = mlirShapedTypeGetDimSize(sx_type, 0);
-  long long rows = (long long)k->m_repeat * 4;
   char sa_flat[128], sb_flat[128], sa_view[192], sb_view[192];
   flat_type(sa_flat, sizeof sa_flat, mlirValueGetType(sa));
   flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
@@ -447,32 +449,33 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t,
                  ", %%k0: index, %%k_lo: index, %%k_hi: index, %%sa_row: index, %%sa_kstride: "
                  "index, %%row_limit: index, %%sb_base: index, %%sb_col: index, %%sb_kstride: "
-                 "index, %%col_limit: index, %%tid: index) -> (vector<%lldx%lldxf32>, "
-                 "vector<%lldx%dxf32>) {\n",
-                 blocks, rows, blocks, k->n_acc);
+                 "index, %%col_limit: index, %%tid: index) -> (vector<%lldxf32>, vector<%lldxf32>) {\n",
+                 blocks, blocks);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
-  emit_lane(&t);
-  emit_index(&t, "c4", 4);
   emit_index(&t, "c128", 128);
-  emit_index(&t, "npw", k->n_per_wave);
   gg_text_printf(&t,
                  "  %%oob = arith.constant %d : i32\n"
                  "  %%kbase = arith.floordivsi %%k0, %%c128 : index\n"
-                 "  %%lrow = arith.muli %%lg, %%c4 : index\n"
-                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
-                 "  %%x_0 = arith.constant dense<0.0> : vector<%lldx%lldxf32>\n"
-                 "  %%w_0 = arith.constant dense<0.0> : vector<%lldx%dxf32>\n",
-                 OOB_INDEX(4), blocks, rows, blocks, k->n_acc);
-  // Views from the tile's scales of K block 0: the lanes' offsets grow with the K block
-  // (so they are recomputed per K step from one uniform value, not held in registers).
+                 // The K step's first block: the uniform buffer offset, so the views and the
+                 // lanes' offsets stay the same over the K loop.
+                 "  %%sao = arith.muli %%kbase, %%sa_kstride : index\n"
+                 "  %%sbo = arith.muli %%kbase, %%sb_kstride : index\n"
+                 "  %%saoff = arith.index_cast %%sao : index to i32\n"
+                 "  %%sboff = arith.index_cast %%sbo : index to i32\n"
+                 "  %%rok = arith.cmpi slt, %%tid, %%row_limit : index\n"
+                 "  %%cok = arith.cmpi slt, %%tid, %%col_limit : index\n"
+                 "  %%wg = arith.addi %%sb_col, %%tid : index\n"
+                 "  %%wn = arith.floordivsi %%wg, %%c128 : index\n"
+                 "  %%x_0 = arith.constant dense<0.0> : vector<%lldxf32>\n"
+                 "  %%w_0 = arith.constant dense<0.0> : vector<%lldxf32>\n",
+                 OOB_INDEX(4), blocks, blocks);
   emit_view(&t, "sav", "sa", "%sa_row", sa_flat, 4);
   emit_view(&t, "sbv", "sb", "%sb_base", sb_flat, 4);
-  int xs = 0, ws = 0;
+  // Per block: whether it meets [k_lo, k_hi) (block kb covers K [128 kb, 128 kb + 128)).
   for (long long j = 0; j < blocks; ++j) {
     char jt[48];
     snprintf(jt, sizeof jt, "_%lld", j);
-    // Block kb covers K [128 kb, 128 kb + 128); it counts when it meets [k_lo, k_hi).
     emit_tagged(&t, jt,
                 "  %%j@ = arith.constant %lld : index\n"
                 "  %%kb@ = arith.addi %%kbase, %%j@ : index\n"
@@ -481,70 +484,41 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 "  %%b1@ = arith.cmpi slt, %%ks@, %%k_hi : index\n"
                 "  %%b2@ = arith.cmpi sgt, %%ke@, %%k_lo : index\n"
                 "  %%bv@ = arith.andi %%b1@, %%b2@ : i1\n"
-                "  %%sab@ = arith.muli %%kb@, %%sa_kstride : index\n"
-                "  %%sbb@ = arith.muli %%kb@, %%sb_kstride : index\n",
+                "  %%sab@ = arith.muli %%j@, %%sa_kstride : index\n"
+                "  %%sbb@ = arith.muli %%j@, %%sb_kstride : index\n"
+                "  %%xok@ = arith.andi %%rok, %%bv@ : i1\n"
+                "  %%wok@ = arith.andi %%cok, %%bv@ : i1\n",
                 j);
-    for (long long e = 0; e < rows; ++e) {
-      char tag[48];
-      snprintf(tag, sizeof tag, "_%d", xs);
-      emit_tagged(&t, tag,
-                  "  %%xr@_o = arith.constant %lld : index\n"
-                  "  %%xr@ = arith.addi %%lrow, %%xr@_o : index\n"
-                  "  %%xokr@ = arith.cmpi slt, %%xr@, %%row_limit : index\n"
-                  "  %%xok@ = arith.andi %%xokr@, %%bv%s : i1\n"
-                  "  %%xia@ = arith.addi %%sab%s, %%xr@ : index\n",
-                  (e / 4) * 16 + (e % 4), jt, jt);
-      emit_tagged(&t, tag,
-                  "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
-                  "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
-                  "  %%xv@ = amdgpu.raw_buffer_load %%sav[%%xi@] : %s, i32 -> f32\n"
-                  "  %%x_%d = vector.insert %%xv@, %%x@ [%lld, %lld] : f32 into vector<%lldx%lldxf32>\n",
-                  sa_view, xs + 1, j, e, blocks, rows);
-      ++xs;
-    }
-    for (int na = 0; na < k->n_acc; ++na) {
-      char tag[48];
-      snprintf(tag, sizeof tag, "_%d", ws);
-      emit_tagged(&t, tag,
-                  "  %%wco@ = arith.constant %d : index\n"
-                  "  %%wca@ = arith.addi %%wcol, %%wco@ : index\n"
-                  "  %%wc@ = arith.addi %%wca@, %%l16 : index\n"
-                  "  %%wokc@ = arith.cmpi slt, %%wc@, %%col_limit : index\n"
-                  "  %%wok@ = arith.andi %%wokc@, %%bv%s : i1\n"
-                  "  %%wg@ = arith.addi %%sb_col, %%wc@ : index\n"
-                  "  %%wn@ = arith.floordivsi %%wg@, %%c128 : index\n"
-                  "  %%wia@ = arith.addi %%sbb%s, %%wn@ : index\n",
-                  na * 16, jt, jt);
-      emit_tagged(&t, tag,
-                  "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
-                  "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
-                  "  %%wv@ = amdgpu.raw_buffer_load %%sbv[%%wi@] : %s, i32 -> f32\n"
-                  "  %%w_%d = vector.insert %%wv@, %%w@ [%lld, %d] : f32 into vector<%lldx%dxf32>\n",
-                  sb_view, ws + 1, j, na, blocks, k->n_acc);
-      ++ws;
-    }
   }
-  gg_text_printf(&t, "  return %%x_%d, %%w_%d : vector<%lldx%lldxf32>, vector<%lldx%dxf32>\n}\n", xs,
-                 ws, blocks, rows, blocks, k->n_acc);
+  // The x_scale loads of every block, then the w_scale loads, in the order the mma stages them.
+  for (long long j = 0; j < blocks; ++j) {
+    char jt[48];
+    snprintf(jt, sizeof jt, "_%lld", j);
+    emit_tagged(&t, jt,
+                "  %%xia@ = arith.addi %%sab@, %%tid : index\n"
+                "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
+                "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
+                "  %%xv@ = amdgpu.raw_buffer_load %%sav[%%xi@] sgprOffset %%saoff : %s, i32 -> f32\n"
+                "  %%x_%lld = vector.insert %%xv@, %%x_%lld [%lld] : f32 into vector<%lldxf32>\n",
+                sa_view, j + 1, j, j, blocks);
+  }
+  for (long long j = 0; j < blocks; ++j) {
+    char jt[48];
+    snprintf(jt, sizeof jt, "_%lld", j);
+    emit_tagged(&t, jt,
+                "  %%wia@ = arith.addi %%sbb@, %%wn : index\n"
+                "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
+                "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
+                "  %%wv@ = amdgpu.raw_buffer_load %%sbv[%%wi@] sgprOffset %%sboff : %s, i32 -> f32\n"
+                "  %%w_%lld = vector.insert %%wv@, %%w_%lld [%lld] : f32 into vector<%lldxf32>\n",
+                sb_view, j + 1, j, j, blocks);
+  }
+  gg_text_printf(&t, "  return %%x_%lld, %%w_%lld : vector<%lldxf32>, vector<%lldxf32>\n}\n", blocks,
+                 blocks, blocks, blocks);
   MlirValue args[13] = {sa, sb};
   for (int i = 2; i < 12; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[12] = k->tid;
-  // The next tile's scales in a rolled loop (only the yield uses them) load at the end of
-  // the body, after this tile's MFMAs have used the current ones: they take the same
-  // registers, where loading them first would leave both sets live and copies at the back
-  // edge, and their first use is a tile's MFMAs later.
-  bool only_yielded = true;
-  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
-    for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
-         !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
-      only_yielded = only_yielded && gg_op_is(mlirOpOperandGetOwner(use), "scf.yield");
-  MlirOperation before = only_yielded ? mlirBlockGetTerminator(mlirOperationGetBlock(op)) : op;
-  MlirValue results[2];
-  if (gg_tile_emit(l, before, &t, args, 13, results, 2)) {
-    gg_tile_map(l, mlirOperationGetResult(op, 0), results[0]);
-    gg_tile_map(l, mlirOperationGetResult(op, 1), results[1]);
-  }
-  gg_tile_done(l, op);
+  gg_tile_replace(l, op, &t, args, 13);
   gg_text_free(&t);
   return l->ok;
 }
@@ -578,10 +552,21 @@ static void emit_swizzle(gg_text* t, const kernel_shape* k, const char* tag, con
     emit_tagged(t, tag, "  %%%s@ = arith.remui %s, %%cpr : index\n", out, row);
 }
 
-// Byte offsets of a tile's A and (plain) B in LDS buffer `buffer`.
+// Byte offsets in LDS buffer `buffer` of a tile's A, (plain) B, and the blockwise scales of
+// K block j: x_scale of the tile's rows, w_scale of its columns, THREADS f32 each (thread t
+// stages row t's and column t's).
 static long long a_lds_base(const kernel_shape* k, int buffer) { return buffer * k->stage_bytes; }
 static long long b_lds_base(const kernel_shape* k, int buffer) {
   return buffer * k->stage_bytes + (long long)k->tm * k->tk;
+}
+static long long tiles_bytes(const kernel_shape* k) {
+  return (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk);
+}
+static long long x_lds_base(const kernel_shape* k, int buffer, int j) {
+  return buffer * k->stage_bytes + tiles_bytes(k) + 4LL * THREADS * j;
+}
+static long long w_lds_base(const kernel_shape* k, int buffer, int j) {
+  return x_lds_base(k, buffer, k->scale_blocks) + 4LL * THREADS * j;
 }
 
 // Stores chunk c of a thread's register chunks of one operand tile (%<name>, `rows` rows)
@@ -609,20 +594,40 @@ static void emit_stage_chunk(gg_text* t, const kernel_shape* k, const char* name
               base, name, c, chunks, k->lds_type);
 }
 
-// The LDS writes of a tile: A's chunks, then plain B's. Write w of the tile held in
-// %<a_name> / %<b_name> into LDS buffer `buffer`.
-static long long stage_writes(const kernel_shape* k) {
+// The LDS writes of a tile: A's chunks, plain B's, then per K block the thread's x_scale
+// and w_scale. Write w of the tile held in %<p>a, %<p>b, %<p>sx and %<p>sw (p = `prefix`)
+// into LDS buffer `buffer`.
+static long long tile_writes(const kernel_shape* k) {
   long long a = (long long)k->tm * k->tk / (16 * THREADS), b = (long long)k->tn * k->tk / (16 * THREADS);
   return a + (k->preshuffled ? 0 : b);
 }
+static long long stage_writes(const kernel_shape* k) { return tile_writes(k) + 2LL * k->scale_blocks; }
 
-static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* a_name, const char* b_name,
-                             int buffer, long long w) {
+static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* prefix, int buffer,
+                             long long w) {
   long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
-  char tag[48];
-  snprintf(tag, sizeof tag, "_%s%lld", a_name, w);
-  if (w < a_chunks) emit_stage_chunk(t, k, a_name, k->tm, a_lds_base(k, buffer), w, tag);
-  else emit_stage_chunk(t, k, b_name, k->tn, b_lds_base(k, buffer), w - a_chunks, tag);
+  char tag[48], a_name[16], b_name[16];
+  snprintf(tag, sizeof tag, "_%sst%lld", prefix, w);
+  snprintf(a_name, sizeof a_name, "%sa", prefix);
+  snprintf(b_name, sizeof b_name, "%sb", prefix);
+  if (w < a_chunks) {
+    emit_stage_chunk(t, k, a_name, k->tm, a_lds_base(k, buffer), w, tag);
+  } else if (w < tile_writes(k)) {
+    emit_stage_chunk(t, k, b_name, k->tn, b_lds_base(k, buffer), w - a_chunks, tag);
+  } else {  // a scale: thread t's f32 at t
+    long long s = w - tile_writes(k);
+    int j = (int)(s % k->scale_blocks), is_w = s >= k->scale_blocks;
+    emit_tagged(t, tag,
+                "  %%sv@ = vector.extract %%%s%s[%d] : f32 from vector<%dxf32>\n"
+                "  %%svv@ = vector.broadcast %%sv@ : f32 to vector<1xf32>\n"
+                "  %%svb@ = vector.bitcast %%svv@ : vector<1xf32> to vector<4xi8>\n"
+                "  %%sbase@ = arith.constant %lld : index\n"
+                "  %%st4@ = arith.muli %%tid, %%c4 : index\n"
+                "  %%sad@ = arith.addi %%st4@, %%sbase@ : index\n"
+                "  vector.store %%svb@, %%lds[%%sad@] : %s, vector<4xi8>\n",
+                prefix, is_w ? "sw" : "sx", j, k->scale_blocks,
+                is_w ? w_lds_base(k, buffer, j) : x_lds_base(k, buffer, j), k->lds_type);
+  }
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
@@ -802,68 +807,87 @@ static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
   for (int i = 0; i < count; ++i) mlirOperationRemoveDiscardableAttributeByName(markers[i], name);
 }
 
-// The register tiles (A, B) of the mma that runs after `mma`, lowered, when they are
-// defined before it: the next mma of the block; the first mma of a loop that follows in the
-// block (its initial values); or, for the last mma of a loop body, what the body yields into
-// the first mma's iteration arguments (the next iteration's, or after the loop the first
-// mma's there). False when there is none (the last tile) or its tiles come later.
-static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[2]) {
-  MlirOperation next = mlirOperationGetNextInBlock(mma);
-  for (; !mlirOperationIsNull(next); next = mlirOperationGetNextInBlock(next)) {
-    if (gg_is_mma(next)) {
-      for (int i = 0; i < 2; ++i) {
-        MlirValue v = mlirOperationGetOperand(next, i);
-        if (!gg_value_map_has(&l->values, v)) return false;
-        out[i] = gg_value_map_get(&l->values, v);
-      }
-      return true;
-    }
-    if (!gg_op_is(next, "scf.for")) continue;
-    // A loop: the block arguments its body's first mma takes, mapped to the loop's inits.
-    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(next, 0));
-    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-         op = mlirOperationGetNextInBlock(op)) {
-      if (!gg_is_mma(op)) continue;
-      for (int i = 0; i < 2; ++i) {
-        MlirValue v = mlirOperationGetOperand(op, i);
-        if (!mlirValueIsABlockArgument(v) || !mlirBlockEqual(mlirBlockArgumentGetOwner(v), body))
-          return false;
-        MlirValue init = mlirOperationGetOperand(next, 3 + mlirBlockArgumentGetArgNumber(v) - 1);
-        if (!gg_value_map_has(&l->values, init)) return false;
-        out[i] = gg_value_map_get(&l->values, init);
-      }
-      return true;
-    }
+// The operands an mma stages into LDS: its tiles (0, 1) and blockwise scales (3, 4).
+static int staged_operands(MlirOperation mma, int out[4]) {
+  int n = 0;
+  out[n++] = 0;
+  out[n++] = 1;
+  if (gg_op_is(mma, GG_OP_MMA_SCALED_TILE)) {
+    out[n++] = 3;
+    out[n++] = 4;
   }
-  // The last mma of a loop body: the first mma of the body, one iteration on.
-  MlirBlock block = mlirOperationGetBlock(mma);
-  MlirOperation parent = mlirBlockGetParentOperation(block);
-  if (mlirOperationIsNull(parent) || !gg_op_is(parent, "scf.for")) return false;
-  MlirOperation yield = mlirBlockGetTerminator(block);
-  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!gg_is_mma(op)) continue;
-    for (int i = 0; i < 2; ++i) {
-      MlirValue v = mlirOperationGetOperand(op, i);
-      if (!mlirValueIsABlockArgument(v) || !mlirBlockEqual(mlirBlockArgumentGetOwner(v), block))
-        return false;
-      MlirValue yielded = mlirOperationGetOperand(yield, mlirBlockArgumentGetArgNumber(v) - 1);
-      if (!gg_value_map_has(&l->values, yielded)) return false;
-      out[i] = gg_value_map_get(&l->values, yielded);
-    }
-    return true;
-  }
-  return false;
+  return n;
 }
 
-// The MFMAs a fragment read stays ahead of its first use (about 128 clocks of LDS latency)
-// and a blockwise partial's scaling stays behind its last MFMA.
+// How an mma's operand is reached from the one before it: directly (the same block), as
+// the initial value of a loop's iteration argument, or as what a loop body yields into it.
+typedef enum reach { REACH_DIRECT, REACH_LOOP_INIT, REACH_YIELD } reach;
+
+static bool reach_operand(gg_tile_lowering* l, MlirOperation target, int operand, reach how,
+                          MlirOperation via, MlirValue* out) {
+  MlirValue v = mlirOperationGetOperand(target, operand);
+  if (how != REACH_DIRECT) {
+    MlirBlock body = mlirOperationGetBlock(target);
+    if (!mlirValueIsABlockArgument(v) || !mlirBlockEqual(mlirBlockArgumentGetOwner(v), body))
+      return false;
+    intptr_t slot = mlirBlockArgumentGetArgNumber(v) - 1;  // after the induction variable
+    v = how == REACH_LOOP_INIT ? mlirOperationGetOperand(via, 3 + slot) : mlirOperationGetOperand(via, slot);
+  }
+  if (!gg_value_map_has(&l->values, v)) return false;
+  *out = gg_value_map_get(&l->values, v);
+  return true;
+}
+
+static MlirOperation first_mma(MlirBlock block) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_is_mma(op)) return op;
+  return (MlirOperation){NULL};
+}
+
+// The staged operands (lowered) of the mma that runs after `mma`, when they are defined
+// before it: the next mma of the block; the first mma of a loop that follows in the block
+// (its initial values); or, for the last mma of a loop body, what the body yields into the
+// first mma's iteration arguments (the next iteration's, or after the loop the first mma's
+// there). False when there is none (the last tile) or its operands come later.
+static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[4]) {
+  MlirOperation target = {NULL}, via = {NULL};
+  reach how = REACH_DIRECT;
+  for (MlirOperation op = mlirOperationGetNextInBlock(mma); !mlirOperationIsNull(op) && !target.ptr;
+       op = mlirOperationGetNextInBlock(op)) {
+    if (gg_is_mma(op)) {
+      target = op;
+    } else if (gg_op_is(op, "scf.for")) {
+      target = first_mma(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+      how = REACH_LOOP_INIT;
+      via = op;
+    }
+  }
+  if (mlirOperationIsNull(target)) {  // the last mma of a loop body
+    MlirBlock block = mlirOperationGetBlock(mma);
+    MlirOperation parent = mlirBlockGetParentOperation(block);
+    if (mlirOperationIsNull(parent) || !gg_op_is(parent, "scf.for")) return false;
+    target = first_mma(block);
+    how = REACH_YIELD;
+    via = mlirBlockGetTerminator(block);
+  }
+  if (mlirOperationIsNull(target) || gg_op_is(target, GG_OP_MMA_SCALED_TILE) != gg_op_is(mma, GG_OP_MMA_SCALED_TILE))
+    return false;
+  int operands[4], n = staged_operands(target, operands);
+  for (int i = 0; i < n; ++i)
+    if (!reach_operand(l, target, operands[i], how, via, &out[i])) return false;
+  return true;
+}
+
+// How far a fragment read stays ahead of its first MFMA (about 128 clocks of LDS latency),
+// and a blockwise partial's scaling behind its last MFMA (the MFMA's result latency, which
+// LLVM otherwise fills with s_nop), in clocks of MFMA issue.
 #define READ_AHEAD_CLOCKS 128
-#define SCALE_AFTER_MFMAS 2
+#define SCALE_AFTER_CLOCKS 96
 
 // Emits one stream item (amdgpu_stream.h) of the tile in LDS buffer `buffer`.
 static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* it, int buffer,
-                      int scaled, int blocks, int steps_per_block, int* version, const char* frag) {
+                      int scaled, int steps_per_block, int* version, const char* frag) {
   int accs = k->m_repeat * k->n_acc;
   switch (it->kind) {
     case GG_STREAM_FENCE:
@@ -873,7 +897,7 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = %d : i64}\n", it->step);
       break;
     case GG_STREAM_STAGE:
-      emit_stage_write(t, k, "na", "nb", 1 - buffer, it->step);
+      emit_stage_write(t, k, "n", 1 - buffer, it->step);
       break;
     case GG_STREAM_READ_A:
       for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
@@ -903,25 +927,49 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
                      j, i, s + 1, k->mma_k, s, it->mr, s, it->na, c_in, frag, frag);
       break;
     }
+    case GG_STREAM_READ_XS: {  // x_scale of the lane's 4 rows of row block mr
+      int j = it->step / steps_per_block;
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d_%d", j, it->mr);
+      emit_tagged(t, tag,
+                  "  %%xso@ = arith.constant %lld : index\n"
+                  "  %%xsa0@ = arith.muli %%lrow, %%c4 : index\n"
+                  "  %%xsa@ = arith.addi %%xsa0@, %%xso@ : index\n"
+                  "  %%xsb@ = vector.load %%lds[%%xsa@] : %s, vector<16xi8>\n"
+                  "  %%xs@ = vector.bitcast %%xsb@ : vector<16xi8> to vector<4xf32>\n",
+                  x_lds_base(k, buffer, j) + 4LL * 16 * it->mr, k->lds_type);
+      break;
+    }
+    case GG_STREAM_READ_WS: {  // w_scale of the lane's column of column block na
+      int j = it->step / steps_per_block;
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%d_%d", j, it->na);
+      emit_tagged(t, tag,
+                  "  %%wso@ = arith.constant %lld : index\n"
+                  "  %%wsc@ = arith.addi %%wcol, %%l16 : index\n"
+                  "  %%wsa0@ = arith.muli %%wsc@, %%c4 : index\n"
+                  "  %%wsa@ = arith.addi %%wsa0@, %%wso@ : index\n"
+                  "  %%wsb@ = vector.load %%lds[%%wsa@] : %s, vector<4xi8>\n"
+                  "  %%wsf@ = vector.bitcast %%wsb@ : vector<4xi8> to vector<1xf32>\n"
+                  "  %%wss@ = vector.extract %%wsf@[0] : f32 from vector<1xf32>\n"
+                  "  %%ws@ = vector.broadcast %%wss@ : f32 to vector<4xf32>\n",
+                  w_lds_base(k, buffer, j) + 4LL * 16 * it->na, k->lds_type);
+      break;
+    }
     case GG_STREAM_SCALE: {
-      // acc += (partial * x_scale[row]) * w_scale[col], in K block order per accumulator.
-      int j = it->step / steps_per_block, i = it->mr * k->n_acc + it->na, mr = it->mr;
-      int last = (j + 1) * steps_per_block;
+      // acc = fma(partial, x_scale[row] w_scale[col], acc), in K block order per
+      // accumulator (docs/semantics.md). Where a wave's columns share one w_scale block the
+      // product is the row block's for every column block (LLVM computes it once).
+      int j = it->step / steps_per_block, i = it->mr * k->n_acc + it->na;
+      int last = (j + 1) * steps_per_block, wna = k->ws_per_column_block ? it->na : 0;
       char tag[48];
       snprintf(tag, sizeof tag, "_%d_%d", j, i);
       emit_tagged(t, tag,
-                  "  %%xr@ = vector.extract %%sx[%d] : vector<%dxf32> from vector<%dx%dxf32>\n"
-                  "  %%xs@ = vector.shuffle %%xr@, %%xr@ [%d, %d, %d, %d] : vector<%dxf32>, vector<%dxf32>\n"
-                  "  %%wsc@ = vector.extract %%sw[%d, %d] : f32 from vector<%dx%dxf32>\n"
-                  "  %%wsv@ = vector.broadcast %%wsc@ : f32 to vector<4xf32>\n"
-                  "  %%px@ = arith.mulf %%q@_%d, %%xs@ : vector<4xf32>\n"
-                  "  %%pw@ = arith.mulf %%px@, %%wsv@ : vector<4xf32>\n"
+                  "  %%sp@ = arith.mulf %%xs_%d_%d, %%ws_%d_%d : vector<4xf32>\n"
                   "  %%old@ = vector.extract %%acc_%d[%d] : vector<4xf32> from vector<%dx4xf32>\n"
-                  "  %%new@ = arith.addf %%old@, %%pw@ : vector<4xf32>\n"
+                  "  %%new@ = vector.fma %%q@_%d, %%sp@, %%old@ : vector<4xf32>\n"
                   "  %%acc_%d = vector.insert %%new@, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
-                  j, k->m_repeat * 4, blocks, k->m_repeat * 4, mr * 4, mr * 4 + 1, mr * 4 + 2,
-                  mr * 4 + 3, k->m_repeat * 4, k->m_repeat * 4, j, it->na, blocks, k->n_acc, last,
-                  *version, i, accs, *version + 1, *version, i, accs);
+                  j, it->mr, j, wna, *version, i, accs, last, *version + 1, *version, i, accs);
       ++*version;
       break;
     }
@@ -940,7 +988,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   int64_t parity = 0;
   if (k->lds_buffers == 2) gg_attr_int(op, "gg.lds_buffer", &parity);
   int buffer = (int)parity;
-  MlirValue args[9], next[2];
+  MlirValue args[11], next[4];
   args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
   args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
   args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
@@ -956,10 +1004,8 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // tile when it can (stage_ahead) and it exists.
   bool own_staging = !k->staged_next;
   bool stage_next = k->stage_ahead && next_tiles(l, op, next);
-  if (stage_next) {
-    args[argc++] = next[0];
-    args[argc++] = next[1];
-  }
+  if (stage_next)
+    for (int i = 0; i < (scaled ? 4 : 2); ++i) args[argc++] = next[i];
   char frag[48];
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
   gg_text t;
@@ -968,21 +1014,23 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
                  "func.func @mma(%%a: vector<%lldx16xi8>, %%b: vector<%lldx16xi8>, %%acc_0: "
                  "vector<%dx4xf32>, %%tid: index, %%lds: %s",
                  a_chunks, b_chunks, accs, k->lds_type);
-  if (scaled)
-    gg_text_printf(&t, ", %%sx: vector<%dx%dxf32>, %%sw: vector<%dx%dxf32>", blocks,
-                   k->m_repeat * 4, blocks, k->n_acc);
+  if (scaled) gg_text_printf(&t, ", %%sx: vector<%dxf32>, %%sw: vector<%dxf32>", blocks, blocks);
   if (stage_next)
     gg_text_printf(&t, ", %%na: vector<%lldx16xi8>, %%nb: vector<%lldx16xi8>", a_chunks, b_chunks);
+  if (stage_next && scaled)
+    gg_text_printf(&t, ", %%nsx: vector<%dxf32>, %%nsw: vector<%dxf32>", blocks, blocks);
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
   emit_lane(&t);
   emit_index(&t, "c2", 2);
+  emit_index(&t, "c4", 4);
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
   emit_index(&t, "npw", k->n_per_wave);
   gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                     "  %%lrow = arith.muli %%lg, %%c4 : index\n"
                      "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
   if (own_staging) {
-    for (long long w = 0; w < stage_writes(k); ++w) emit_stage_write(&t, k, "a", "b", buffer, w);
+    for (long long w = 0; w < stage_writes(k); ++w) emit_stage_write(&t, k, "", buffer, w);
     gg_text_printf(&t, "  gpu.barrier\n");
   }
   // Without staging in the stream, the next tile's loads follow this tile's staging (they
@@ -1002,7 +1050,8 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       // 16-byte chunk together, so the chunk is live for one row block only: 0 scratch.
       .pair_steps = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1,
       .read_ahead = READ_AHEAD_CLOCKS / mfma_clocks,
-      .scale_after = SCALE_AFTER_MFMAS,
+      .scale_after = SCALE_AFTER_CLOCKS / mfma_clocks,
+      .ws_reads = k->ws_per_column_block ? k->n_acc : 1,
   };
   int mfmas = gg_stream_mfmas(&shape);
   if (stage_next) {
@@ -1022,7 +1071,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   }
   int version = 0;  // %acc_<n>: the accumulators after n updates (blockwise)
   for (int i = 0; i < count; ++i)
-    emit_item(&t, k, &items[i], buffer, scaled, blocks, steps_per_block, &version, frag);
+    emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag);
   free(items);
   if (!scaled) {
     for (int i = 0; i < accs; ++i, ++version)
@@ -1339,7 +1388,12 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   k->desc = gg_op_desc_with_defaults(&desc);
   k->preshuffled = desc.b_layout == GG_B_PRESHUFFLED;
   k->lds_buffers = gg_amd_lds_buffers(&k->desc);
-  k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk);
+  k->scale_blocks = desc.scaling == GG_SCALING_BLOCKWISE ? k->tk / 128 : 0;
+  // A tile starts at a multiple of tile_n within its group, so a wave's tile_n / 4 columns
+  // lie in one 128-wide w_scale block, except where groups start anywhere along N.
+  k->ws_per_column_block = desc.layout == GG_LAYOUT_N_OFFSETS;
+  k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk) +
+                   2LL * 4 * THREADS * k->scale_blocks;
   k->stage_ahead = !k->preshuffled && k->lds_buffers == 2;
   return true;
 }

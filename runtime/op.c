@@ -662,10 +662,14 @@ int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
   return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
 }
 
-// One stage of the K loop: A, and B unless it is preshuffled (loaded into registers).
+// One stage of the K loop: A, B unless it is preshuffled (loaded into registers), and on
+// AMD the blockwise scales of each 128-wide K block (x_scale and w_scale, 256 f32 each:
+// thread t stages tile row t's and column t's).
 static int64_t stage_lds_bytes(const gg_op_desc* d) {
   int64_t a = (int64_t)d->tile.m * d->tile.k, b = (int64_t)d->tile.n * d->tile.k;
-  return d->b_layout == GG_B_PRESHUFFLED ? a : a + b;
+  int amd = d->target == GG_TARGET_GFX942 || d->target == GG_TARGET_GFX950;
+  int64_t scales = amd && d->scaling == GG_SCALING_BLOCKWISE ? (d->tile.k / 128) * 2 * 256 * 4 : 0;
+  return (d->b_layout == GG_B_PRESHUFFLED ? a : a + b) + scales;
 }
 
 int gg_amd_lds_buffers(const gg_op_desc* in) {
@@ -674,7 +678,7 @@ int gg_amd_lds_buffers(const gg_op_desc* in) {
   // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
   // a runtime value.
   if ((d.target != GG_TARGET_GFX942 && d.target != GG_TARGET_GFX950) ||
-      d.layout == GG_LAYOUT_K_OFFSETS || d.scaling == GG_SCALING_BLOCKWISE)
+      d.layout == GG_LAYOUT_K_OFFSETS)
     return 1;
   // Two buffers, unless they would keep out a workgroup waves_per_eu asks for (gfx942's
   // 64 KiB holds two 128x128x128 stages for one workgroup, or one stage each for two).

@@ -59,7 +59,7 @@ typedef enum opcode {
   OP_CONSTANT, OP_ADDI, OP_SUBI, OP_MULI, OP_DIVUI, OP_DIVSI, OP_REMUI, OP_REMSI,
   OP_FLOORDIVSI, OP_CEILDIVSI, OP_MINSI, OP_MAXSI, OP_MINUI, OP_MAXUI, OP_ANDI, OP_ORI,
   OP_XORI, OP_SHLI, OP_SHRUI, OP_SHRSI, OP_CMPI, OP_SELECT, OP_INDEX_CAST, OP_INDEX_CASTUI,
-  OP_EXTUI, OP_EXTSI, OP_TRUNCI, OP_BITCAST, OP_ADDF, OP_SUBF, OP_MULF, OP_TRUNCF, OP_EXTF,
+  OP_EXTUI, OP_EXTSI, OP_TRUNCI, OP_BITCAST, OP_ADDF, OP_SUBF, OP_MULF, OP_FMAF, OP_TRUNCF, OP_EXTF,
   OP_V_BROADCAST, OP_V_EXTRACT, OP_V_INSERT, OP_V_SHUFFLE, OP_V_LOAD, OP_V_STORE,
   OP_M_DIM, OP_M_CAST, OP_M_COLLAPSE, OP_M_REINTERPRET,
   OP_THREAD_ID, OP_BLOCK_ID, OP_BARRIER, OP_RETURN,
@@ -242,6 +242,7 @@ static const op_entry op_table[] = {
     {"arith.trunci", OP_TRUNCI},         {"arith.bitcast", OP_BITCAST},
     {"arith.addf", OP_ADDF},             {"arith.subf", OP_SUBF},
     {"arith.mulf", OP_MULF},             {"arith.truncf", OP_TRUNCF},
+    {"vector.fma", OP_FMAF},
     {"arith.extf", OP_EXTF},             {"vector.broadcast", OP_V_BROADCAST},
     {"vector.extract", OP_V_EXTRACT},    {"vector.insert", OP_V_INSERT},
     {"vector.shuffle", OP_V_SHUFFLE},    {"vector.bitcast", OP_BITCAST},
@@ -548,6 +549,23 @@ static void exec_binary_float(sim* s, const sim_op* o, const uint8_t* mask) {
       v = o->code == OP_ADDF ? x + y : o->code == OP_SUBF ? x - y : x * y;
       r[e] = f32_bits(v);
     }
+  }
+}
+
+// vector.fma: a b + c with one rounding, as the hardware's v_fma_f32 / v_pk_fma_f32.
+static void exec_fma(sim* s, const sim_op* o, const uint8_t* mask) {
+  const stype* t = &s->values[o->out[0]].type;
+  if (t->fk != F_F32) {
+    fail(s, o->op, "float arithmetic is simulated on f32 only");
+    return;
+  }
+  for (int l = 0; l < LANES; ++l) {
+    if (!mask[l]) continue;
+    const uint64_t* a = lane_data(s, o->in[0], l);
+    const uint64_t* b = lane_data(s, o->in[1], l);
+    const uint64_t* c = lane_data(s, o->in[2], l);
+    uint64_t* r = lane_data(s, o->out[0], l);
+    for (int e = 0; e < t->elems; ++e) r[e] = f32_bits(fmaf(f32_of(a[e]), f32_of(b[e]), f32_of(c[e])));
   }
 }
 
@@ -947,6 +965,7 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
       exec_binary_int(s, o, mask);
       break;
     case OP_ADDF: case OP_SUBF: case OP_MULF: exec_binary_float(s, o, mask); break;
+    case OP_FMAF: exec_fma(s, o, mask); break;
     case OP_CMPI: {
       const stype* t = &s->values[o->in[0]].type;
       for (int l = 0; l < LANES; ++l) {

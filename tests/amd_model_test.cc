@@ -173,7 +173,7 @@ TEST(Stream, PlansEveryShape) {
   };
   for (const Case& c : cases)
     for (int stage : {0, 8, 16}) {
-      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3};
+      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3, c.n_acc};
       SCOPED_TRACE("steps " + std::to_string(c.steps) + " mr " + std::to_string(c.m_repeat) + " na " +
                    std::to_string(c.n_acc) + " blockwise " + std::to_string(c.block_steps) +
                    " stage " + std::to_string(stage));
@@ -210,6 +210,9 @@ TEST(Stream, PlansEveryShape) {
           }
           case GG_STREAM_READ_A: read_at[std::make_tuple(0, it.step, it.mr)] = mfma; break;
           case GG_STREAM_READ_B: read_at[std::make_tuple(1, it.step, it.na)] = mfma; break;
+          case GG_STREAM_READ_XS:
+          case GG_STREAM_READ_WS:
+            break;
           case GG_STREAM_SCALE:
             scale_at[std::make_tuple(it.step / c.block_steps, it.mr, it.na)] = mfma;
             break;

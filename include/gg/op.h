@@ -240,8 +240,8 @@ void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
 int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
-// LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes) and, with plain
-// B, its B (tn tk) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
+// LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes), with plain B its
+// B (tn tk), and blockwise its scales (2 KiB per 128-wide K block) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
 // always with preshuffled B (A alone; B goes to registers), and with plain B when two
 // stages fit beside the workgroups waves_per_eu asks for. The epilogue reuses the memory
 // for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
