@@ -230,10 +230,10 @@ static bool tile_op(MlirOperation op) {
   gg_text_printf(&t, "        scf.yield %%acc_n : vector<%dx%dxf32>\n", tm, tn);
   // How gg-k-loop pipelines it: the LDS buffers its tiles alternate between, and how many
   // tiles ahead the loads run (2 where each tile's staging overlaps the previous tile's
-  // MFMAs: AMD plain B in two buffers).
+  // MFMAs: AMD kernels in two buffers).
   int lds_buffers = gg_amd_lds_buffers(&desc);
   int amd = desc.target == GG_TARGET_GFX942 || desc.target == GG_TARGET_GFX950;
-  int prefetch = amd && desc.b_layout == GG_B_PLAIN && lds_buffers == 2 ? 2 : 1;
+  int prefetch = amd && lds_buffers == 2 ? 2 : 1;
   gg_text_printf(&t,
                  "      } {gg.loop = \"%s\", gg.lds_buffers = %d : i64, gg.prefetch = %d : i64}\n",
                  gg_loop_form_name(desc.tile.loop), lds_buffers, prefetch);

@@ -247,7 +247,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   gg_text_type(&t, src_type);
   gg_text_printf(&t,
                  ", %%row0: index, %%row_limit: index, %%k0: index, %%k_lo: index, %%k_hi: index, "
-                 "%%tid: index) -> vector<%lldx16xi8> {\n",
+                 "%%tid: index) -> vector<%lldx4xi32> {\n",
                  chunks);
   emit_flat(&t, "src", src_type);
   emit_index(&t, "cpr", tk / 16);
@@ -264,7 +264,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
                  "  %%zero16 = arith.constant dense<0> : vector<16xi8>\n"
                  "  %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
                  "14, 15]> : vector<16xindex>\n"
-                 "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
+                 "  %%t_0 = arith.constant dense<0> : vector<%lldx4xi32>\n",
                  OOB_INDEX(1), chunks);
   for (long long c = 0; c < chunks; ++c) {
     char tag[48], next[48];
@@ -291,9 +291,9 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
     if (mask_rows && mask_k) emit_tagged(&t, tag, "  %%okrk@ = arith.andi %%rok@, %%kany@ : i1\n");
     if (ok) emit_tagged(&t, tag, "  %%im@ = arith.select %s, %%i@, %%oob : i32\n", ok);
     emit_tagged(&t, tag,
-                "  %%v@ = amdgpu.raw_buffer_load %%srcv[%s] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
+                "  %%v@ = amdgpu.raw_buffer_load {gg.load = \"%s\"} %%srcv[%s] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
                 "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n",
-                ok ? "%im@" : "%i@", view, f8s, f8s);
+                operand, ok ? "%im@" : "%i@", view, f8s, f8s);
     const char* value = "%vi@";
     if (mask_k) {  // a chunk straddling the group's K range: mask its bytes (rare)
       emit_tagged(&t, tag,
@@ -314,10 +314,12 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
                   "  } else {\n    scf.yield %%vi@ : vector<16xi8>\n  }\n");
       value = "%vm@";
     }
-    emit_tagged(&t, tag, "  %%t%s = vector.insert %s, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
-                next, value, c, chunks);
+    emit_tagged(&t, tag,
+                "  %%vw@ = vector.bitcast %s : vector<16xi8> to vector<4xi32>\n"
+                "  %%t%s = vector.insert %%vw@, %%t@ [%lld] : vector<4xi32> into vector<%lldx4xi32>\n",
+                value, next, c, chunks);
   }
-  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
+  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx4xi32>\n}\n", chunks, chunks);
   MlirValue args[7] = {src};
   for (int i = 1; i < 6; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[6] = k->tid;
@@ -363,7 +365,7 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
   gg_text_init(&t);
   gg_text_printf(&t, "func.func @load_b(%%src: ");
   gg_text_type(&t, src_type);
-  gg_text_printf(&t, ", %%row0: index, %%k0: index, %%tid: index) -> vector<%lldx16xi8> {\n",
+  gg_text_printf(&t, ", %%row0: index, %%k0: index, %%tid: index) -> vector<%lldx4xi32> {\n",
                  chunks);
   emit_flat(&t, "src", src_type);
   emit_lane(&t);
@@ -385,7 +387,7 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                  "  %%lane_off0 = arith.muli %%lg, %%c256 : index\n"
                  "  %%lane_off1 = arith.muli %%l16, %%c16 : index\n"
                  "  %%lane_off = arith.addi %%lane_off0, %%lane_off1 : index\n"
-                 "  %%t_0 = arith.constant dense<0> : vector<%lldx16xi8>\n",
+                 "  %%t_0 = arith.constant dense<0> : vector<%lldx4xi32>\n",
                  chunks);
   emit_view(&t, "srcv", "src", "%base", flat, 1);
   // Per column block, the offset of K block 0 from the tile's first fragment; the K blocks follow 1 KiB apart, a
@@ -412,12 +414,12 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                   "  %%kbo@ = arith.constant %lld : index\n"
                   "  %%ix@ = arith.addi %%base_n%d, %%kbo@ : index\n"
                   "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
-                  "  %%v@ = amdgpu.raw_buffer_load %%srcv[%%i@] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
-                  "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<16xi8>\n"
-                  "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<16xi8> into vector<%lldx16xi8>\n",
+                  "  %%v@ = amdgpu.raw_buffer_load {gg.load = \"b_preshuffled\"} %%srcv[%%i@] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
+                  "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<4xi32>\n"
+                  "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<4xi32> into vector<%lldx4xi32>\n",
                   kb * 1024, na, view, k->f8, k->f8, next, c, chunks);
     }
-  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx16xi8>\n}\n", chunks, chunks);
+  gg_text_printf(&t, "  return %%t_%lld : vector<%lldx4xi32>\n}\n", chunks, chunks);
   MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
   gg_tile_replace(l, op, &t, args, 4);
   gg_text_free(&t);
@@ -498,7 +500,7 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 "  %%xia@ = arith.addi %%sab@, %%tid : index\n"
                 "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
                 "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
-                "  %%xv@ = amdgpu.raw_buffer_load %%sav[%%xi@] sgprOffset %%saoff : %s, i32 -> f32\n"
+                "  %%xv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%sav[%%xi@] sgprOffset %%saoff : %s, i32 -> f32\n"
                 "  %%x_%lld = vector.insert %%xv@, %%x_%lld [%lld] : f32 into vector<%lldxf32>\n",
                 sa_view, j + 1, j, j, blocks);
   }
@@ -509,7 +511,7 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 "  %%wia@ = arith.addi %%sbb@, %%wn : index\n"
                 "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
                 "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
-                "  %%wv@ = amdgpu.raw_buffer_load %%sbv[%%wi@] sgprOffset %%sboff : %s, i32 -> f32\n"
+                "  %%wv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%sbv[%%wi@] sgprOffset %%sboff : %s, i32 -> f32\n"
                 "  %%w_%lld = vector.insert %%wv@, %%w_%lld [%lld] : f32 into vector<%lldxf32>\n",
                 sb_view, j + 1, j, j, blocks);
   }
@@ -526,14 +528,15 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
 // ---------------------------------------------------------------------------------------
 // gg.mma_tile / gg.mma_scaled_tile: registers -> LDS (swizzled), MFMAs from LDS.
 //
-// A tile's LDS buffer (gg.lds_buffer, its parity, with two buffers) holds A at its start
-// and plain B after it. With one buffer an mma stages its own tile (registers -> LDS, a
-// barrier), then the next tile's loads are issued into the registers it freed, then its
-// MFMAs run, and a barrier ends it. With two buffers and plain B (stage_ahead) an mma
-// stages the next tile into the other buffer while its MFMAs run, issues the loads of the
-// tile after that into the same registers, and ends with the one barrier of the tile:
+// A tile's LDS buffer (gg.lds_buffer, its parity, with two buffers) holds A at its start,
+// plain B after it, then blockwise scales. With one buffer an mma stages its own tile
+// (registers -> LDS, a barrier), then the next tile's loads are issued into the registers
+// it freed, then its MFMAs run, and a barrier ends it. With two buffers (stage_ahead) an
+// mma stages the next tile into the other buffer while its MFMAs run, issues the loads of
+// the tile after that into the same registers, and ends with the one barrier of the tile:
 // the loads then have a whole tile's MFMAs to land (gg-k-loop issues them two tiles ahead).
-// Preshuffled B stages A alone, in the two buffers alternately, with no barrier at the end.
+// Preshuffled B is never staged: the MFMAs read it from the registers it was loaded into,
+// and the loads of the tile after next take them after the tile's last MFMA.
 
 // The XOR swizzle of a 16-byte chunk in LDS row `row` (an SSA name; %cpr chunks a row):
 // chunk c sits at c ^ swizzle(row). Fragment reads take one chunk of 16 consecutive rows;
@@ -589,7 +592,8 @@ static void emit_stage_chunk(gg_text* t, const kernel_shape* k, const char* name
               "  %%ad0@ = arith.addi %%rb@, %%xb@ : index\n"
               "  %%base@ = arith.constant %lld : index\n"
               "  %%ad@ = arith.addi %%ad0@, %%base@ : index\n"
-              "  %%v@ = vector.extract %%%s[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
+              "  %%vw@ = vector.extract %%%s[%lld] : vector<4xi32> from vector<%lldx4xi32>\n"
+              "  %%v@ = vector.bitcast %%vw@ : vector<4xi32> to vector<16xi8>\n"
               "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
               base, name, c, chunks, k->lds_type);
 }
@@ -602,6 +606,12 @@ static long long tile_writes(const kernel_shape* k) {
   return a + (k->preshuffled ? 0 : b);
 }
 static long long stage_writes(const kernel_shape* k) { return tile_writes(k) + 2LL * k->scale_blocks; }
+
+// What LDS write w stages: the kind of load (gg.load) whose registers it frees.
+static const char* stage_write_kind(const kernel_shape* k, long long w) {
+  long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
+  return w < a_chunks ? "a" : w < tile_writes(k) ? "b" : "scales";
+}
 
 static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* prefix, int buffer,
                              long long w) {
@@ -712,22 +722,19 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na, lo
   long long chunks = (long long)(k->tk / 64) * k->n_acc;
   if (k->mma_k == 128) {  // step s: K blocks 2 s and 2 s + 1
     emit_tagged(t, tag,
-                "  %%bv0@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
-                "  %%bv1@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
-                "  %%bcat@ = vector.shuffle %%bv0@, %%bv1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
-                "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
-                "vector<16xi8>, vector<16xi8>\n"
-                "  %%f@ = vector.bitcast %%bcat@ : vector<32xi8> to vector<32x%s>\n",
+                "  %%bv0@ = vector.extract %%b[%lld] : vector<4xi32> from vector<%lldx4xi32>\n"
+                "  %%bv1@ = vector.extract %%b[%lld] : vector<4xi32> from vector<%lldx4xi32>\n"
+                "  %%bcat@ = vector.shuffle %%bv0@, %%bv1@ [0, 1, 2, 3, 4, 5, 6, 7] : "
+                "vector<4xi32>, vector<4xi32>\n"
+                "  %%f@ = vector.bitcast %%bcat@ : vector<8xi32> to vector<32x%s>\n",
                 b_chunk(k, 2 * s, na), chunks, b_chunk(k, 2 * s + 1, na), chunks, k->f8);
   } else {  // step s: half s % 2 of K block s / 2
-    int h = (s % 2) * 8;
+    int h = (s % 2) * 2;
     emit_tagged(t, tag,
-                "  %%bv@ = vector.extract %%b[%lld] : vector<16xi8> from vector<%lldx16xi8>\n"
-                "  %%bh@ = vector.shuffle %%bv@, %%bv@ [%d, %d, %d, %d, %d, %d, %d, %d] : "
-                "vector<16xi8>, vector<16xi8>\n"
-                "  %%f@ = vector.bitcast %%bh@ : vector<8xi8> to vector<8x%s>\n",
-                b_chunk(k, s / 2, na), chunks, h, h + 1, h + 2, h + 3, h + 4, h + 5,
-                h + 6, h + 7, k->f8);
+                "  %%bv@ = vector.extract %%b[%lld] : vector<4xi32> from vector<%lldx4xi32>\n"
+                "  %%bh@ = vector.shuffle %%bv@, %%bv@ [%d, %d] : vector<4xi32>, vector<4xi32>\n"
+                "  %%f@ = vector.bitcast %%bh@ : vector<2xi32> to vector<8x%s>\n",
+                b_chunk(k, s / 2, na), chunks, h, h + 1, k->f8);
   }
 }
 
@@ -781,30 +788,80 @@ static void collect_movable(MlirOperation mma, const MlirValue* needed, int need
 }
 
 // Moves `ops` in front of the markers the mma's template left (ops in front of `mma` with
-// gg.loads_here = their index), which then keep only their scheduling role. The ops go in
-// groups, each up to and including a global load: group g in front of marker g (the last
-// marker takes the groups beyond), so that with staging in the stream each load follows the
-// LDS write that frees its registers, one load per write.
-#define MAX_MARKERS 64
+// gg.loads_here = the kind of load they take: "a", "b", "b_preshuffled", "scales", or "*"
+// for any), which then keep only their scheduling role. The i-th global load of a kind
+// (gg.load) goes in front of the i-th marker of that kind (the last takes the loads
+// beyond; a kind with no marker goes to "*", or else the last marker), so that with
+// staging in the stream each load follows the LDS write that frees its registers; every
+// other op goes in front of the first marker after all the ops it uses, so each op still
+// follows what it uses.
+#define MAX_MARKERS 128
+typedef struct marker {
+  MlirOperation op;
+  char kind[16];
+} marker;
+
+static void string_attr(MlirOperation op, const char* name, char* out, size_t size) {
+  out[0] = 0;
+  MlirAttribute a = mlirOperationGetDiscardableAttributeByName(op, gg_str(name));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a)) return;
+  MlirStringRef v = mlirStringAttrGetValue(a);
+  snprintf(out, size, "%.*s", (int)v.length, v.data);
+}
+
+// The index of the marker for the index-th load of a kind.
+static int marker_for(const marker* markers, int count, const char* kind, int index) {
+  int found = -1, any = -1, seen = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!strcmp(markers[i].kind, "*") && any < 0) any = i;
+    if (strcmp(markers[i].kind, kind) != 0) continue;
+    found = i;
+    if (seen++ == index) return found;
+  }
+  if (found >= 0) return found;
+  return any >= 0 ? any : count - 1;
+}
+
 static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
-  MlirStringRef name = gg_str("gg.loads_here");
-  MlirOperation markers[MAX_MARKERS];
+  marker markers[MAX_MARKERS];
   int count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(mma));
-       !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute index = mlirOperationGetDiscardableAttributeByName(op, name);
-    if (mlirAttributeIsNull(index)) continue;
-    int64_t i = mlirIntegerAttrGetValueInt(index);
-    if (i >= 0 && i < MAX_MARKERS) markers[i] = op;
-    if (i + 1 > count) count = (int)i + 1;
+       !mlirOperationEqual(op, mma) && count < MAX_MARKERS; op = mlirOperationGetNextInBlock(op)) {
+    string_attr(op, "gg.loads_here", markers[count].kind, sizeof markers[count].kind);
+    if (markers[count].kind[0]) markers[count++].op = op;
   }
   if (count == 0) return;
-  int group = 0;
-  for (size_t i = 0; i < ops->count; ++i) {
-    mlirOperationMoveBefore(ops->ops[i], markers[group < count ? group : count - 1]);
-    if (gg_op_is(ops->ops[i], "amdgpu.raw_buffer_load")) ++group;
+  static const char* const kinds[] = {"a", "b", "b_preshuffled", "scales"};
+  int seen[sizeof kinds / sizeof kinds[0]] = {0};
+  int* target = calloc(ops->count ? ops->count : 1, sizeof *target);
+  for (size_t i = 0; target && i < ops->count; ++i) {
+    MlirOperation op = ops->ops[i];
+    int at = 0;
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
+      MlirValue v = mlirOperationGetOperand(op, o);
+      if (!mlirValueIsAOpResult(v)) continue;
+      MlirOperation owner = mlirOpResultGetOwner(v);
+      for (size_t j = i; j-- > 0;)
+        if (mlirOperationEqual(ops->ops[j], owner)) {
+          if (target[j] > at) at = target[j];
+          break;
+        }
+    }
+    if (gg_op_is(op, "amdgpu.raw_buffer_load")) {
+      char kind[16];
+      string_attr(op, "gg.load", kind, sizeof kind);
+      size_t k = 0;
+      while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k], kind) != 0) ++k;
+      int m = marker_for(markers, count, kind, k < sizeof kinds / sizeof kinds[0] ? seen[k]++ : 0);
+      if (m > at) at = m;
+    }
+    target[i] = at;
   }
-  for (int i = 0; i < count; ++i) mlirOperationRemoveDiscardableAttributeByName(markers[i], name);
+  for (size_t i = 0; target && i < ops->count; ++i)
+    mlirOperationMoveBefore(ops->ops[i], markers[target[i]].op);
+  free(target);
+  for (int i = 0; i < count; ++i)
+    mlirOperationRemoveDiscardableAttributeByName(markers[i].op, gg_str("gg.loads_here"));
 }
 
 // The operands an mma stages into LDS: its tiles (0, 1) and blockwise scales (3, 4).
@@ -893,8 +950,9 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
     case GG_STREAM_FENCE:
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n");
       break;
-    case GG_STREAM_LOADS:  // step: the index of the loads' group
-      gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = %d : i64}\n", it->step);
+    case GG_STREAM_LOADS:  // after LDS write `step`: the load that takes its registers
+      gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"%s\"}\n",
+                     stage_write_kind(k, it->step));
       break;
     case GG_STREAM_STAGE:
       emit_stage_write(t, k, "n", 1 - buffer, it->step);
@@ -1010,13 +1068,16 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
   gg_text t;
   gg_text_init(&t);
+  // Tiles ride in registers as i32 words: i8 vectors carried through the loop leave LLVM
+  // casts in the loop header, which then cannot rotate (gfx950 preshuffled B moved its
+  // accumulators every iteration).
   gg_text_printf(&t,
-                 "func.func @mma(%%a: vector<%lldx16xi8>, %%b: vector<%lldx16xi8>, %%acc_0: "
+                 "func.func @mma(%%a: vector<%lldx4xi32>, %%b: vector<%lldx4xi32>, %%acc_0: "
                  "vector<%dx4xf32>, %%tid: index, %%lds: %s",
                  a_chunks, b_chunks, accs, k->lds_type);
   if (scaled) gg_text_printf(&t, ", %%sx: vector<%dxf32>, %%sw: vector<%dxf32>", blocks, blocks);
   if (stage_next)
-    gg_text_printf(&t, ", %%na: vector<%lldx16xi8>, %%nb: vector<%lldx16xi8>", a_chunks, b_chunks);
+    gg_text_printf(&t, ", %%na: vector<%lldx4xi32>, %%nb: vector<%lldx4xi32>", a_chunks, b_chunks);
   if (stage_next && scaled)
     gg_text_printf(&t, ", %%nsx: vector<%dxf32>, %%nsw: vector<%dxf32>", blocks, blocks);
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
@@ -1034,8 +1095,14 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     gg_text_printf(&t, "  gpu.barrier\n");
   }
   // Without staging in the stream, the next tile's loads follow this tile's staging (they
-  // reuse its registers) and stay ahead of every MFMA.
-  if (!stage_next) gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = 0 : i64}\n");
+  // reuse its registers) and stay ahead of every MFMA. A fence opens the stream either
+  // way: LLVM may not hoist a convergent op out of a branch's successors, so the stream's
+  // first fragment reads stay in it (where a loop's body and the code after the loop both
+  // begin with the same tile's reads, SimplifyCFG would otherwise hoist them into the loop
+  // header, which then cannot rotate: gfx950 preshuffled B moved its accumulators every
+  // iteration).
+  gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>%s\n",
+                 stage_next ? "" : " {gg.loads_here = \"*\"}");
   for (int i = 0; i < accs && !scaled; ++i)
     gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
                    i, i, accs);
@@ -1073,6 +1140,10 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   for (int i = 0; i < count; ++i)
     emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag);
   free(items);
+  // Preshuffled B of the tile after next takes this tile's B registers, free once its last
+  // MFMAs have read them: the loads go at the end (a tile's MFMAs still cover them).
+  if (stage_next && k->preshuffled)
+    gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"b_preshuffled\"}\n");
   if (!scaled) {
     for (int i = 0; i < accs; ++i, ++version)
       gg_text_printf(&t, "  %%acc_%d = vector.insert %%p_%d_%d, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
@@ -1080,10 +1151,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   }
   // Nobody may overwrite the LDS tiles (a later staging, or the epilogue) until every wave
   // has read them, and with stage_ahead the next tile must be whole before its MFMAs.
-  // Preshuffled B's next staging writes the other buffer, and the one after it passes the
-  // next tile's barrier first; the epilogue waits on its own.
-  gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
-  if (!k->preshuffled) gg_text_printf(&t, "  gpu.barrier\n");
+  gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
   gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
   // The next tiles' loads between the previous tile and this one move to the marker.
   MlirValue needed[9 + 5];
@@ -1140,8 +1208,6 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                  ", %%out_row: index, %%row_limit: index, %%out_col: index, %%col_limit: index, "
                  "%%sa_row: index, %%sb_base: index, %%sb_col: index, %%tid: index, %%lds: %s) {\n",
                  k->lds_type);
-  // With ping-pong the last tile's MFMAs may still read LDS the epilogue reuses.
-  if (k->preshuffled) gg_text_printf(&t, "  gpu.barrier\n");
   emit_flat(&t, "out", out_type);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
@@ -1394,7 +1460,7 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   k->ws_per_column_block = desc.layout == GG_LAYOUT_N_OFFSETS;
   k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk) +
                    2LL * 4 * THREADS * k->scale_blocks;
-  k->stage_ahead = !k->preshuffled && k->lds_buffers == 2;
+  k->stage_ahead = k->lds_buffers == 2;
   return true;
 }
 
@@ -1490,6 +1556,10 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   if (!ok) return false;
   int64_t wpe = 0;
   gg_attr_int(grid, "waves_per_eu", &wpe);
+  // A workgroup is one wave per SIMD: no more waves per SIMD than workgroups the LDS holds
+  // (gfx942 blockwise 128x128 stages its scales beside 32 KiB of tiles: one), which LLVM
+  // would otherwise warn it cannot meet.
+  if (wpe > 1 && wpe * lds > capacity) wpe = capacity / lds > 0 ? capacity / lds : 1;
   char descriptor[512] = "";
   gg_attr_string(grid, "descriptor", descriptor, sizeof descriptor);
   gg_text t;

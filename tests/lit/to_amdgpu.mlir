@@ -28,7 +28,7 @@
 // GFX950: %[[VIEW:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[B]]], sizes: [%[[LEN]]], strides: [1] : memref<?xf8E4M3FN> to memref<?xf8E4M3FN, strided<[1], offset: ?>>
 // GFX950: %[[OOB:.*]] = arith.constant 2147483632 : i32
 // GFX950: arith.select %{{.*}}, %{{.*}}, %[[OOB]] : i32
-// GFX950: amdgpu.raw_buffer_load %[[VIEW]][%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
+// GFX950: amdgpu.raw_buffer_load {gg.load = "a"} %[[VIEW]][%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
 // Staging: the 16-byte chunk index XOR a swizzle of the row (gfx950: row / 2 mod chunks per row).
 // The first tile stages itself into buffer 0; every tile's MFMAs (fenced one by one, so
 // LLVM keeps the interleaving) stage the next tile into the other buffer, each LDS write
@@ -36,12 +36,13 @@
 // GFX950: arith.xori
 // GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<65536xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // GFX950: gpu.barrier
+// GFX950-NEXT: amdgpu.sched_barrier allow = <none>
 // GFX950: amdgpu.sched_barrier allow = <none>
 // GFX950-NEXT: amdgpu.mfma 16x16x128 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
 // GFX950: %[[STAGE1:.*]] = arith.constant 32768 : index
 // GFX950: vector.store %{{.*}}, %[[LDS]][%{{.*}}] : memref<65536xi8, #gpu.address_space<workgroup>>, vector<16xi8>
-// GFX950: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
-// GFX950-NEXT: amdgpu.sched_barrier allow = <none>
+// GFX950: amdgpu.raw_buffer_load {gg.load = "{{a|b}}"} %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FN, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FN>
+// GFX950: amdgpu.sched_barrier allow = <none>
 // GFX950: amdgpu.mfma 16x16x128
 // GFX950: gpu.barrier
 // Epilogue: scales, bf16, LDS shuffle, 16-byte stores.
@@ -62,7 +63,7 @@
 
 // gfx942: FNUZ operands, the 16x16x32 MFMA on 8-byte fragments, two steps' fragments
 // read as one 16-byte chunk (the fragment K order) and split in halves.
-// GFX942: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
+// GFX942: amdgpu.raw_buffer_load {gg.load = "a"} %{{.*}}[%{{.*}}] sgprOffset %{{.*}} : memref<?xf8E4M3FNUZ, strided<[1], offset: ?>>, i32 -> vector<16xf8E4M3FNUZ>
 // GFX942: %[[CHUNK:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<32768xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // GFX942: vector.shuffle %[[CHUNK]], %[[CHUNK]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi8>, vector<16xi8>
 // GFX942: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
