@@ -75,7 +75,9 @@ static gg_status parse_options(const char* text, void* out) {
 typedef struct kernel_shape {
   gg_target chip;
   int tm, tn, tk;
-  int m_repeat;      // 16-row MFMA blocks per tile
+  int waves_n;       // waves along N (GG_AMD_WAVES / gg_amd_waves_m)
+  int m_per_wave;    // rows per wave
+  int m_repeat;      // 16-row MFMA blocks per wave
   int n_per_wave;    // columns per wave
   int n_acc;         // 16-column MFMA blocks per wave
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
@@ -87,6 +89,7 @@ typedef struct kernel_shape {
   bool ws_per_column_block;  // a wave's columns may span two w_scale blocks (n_offsets)
   bool stage_ahead;  // plain B in two buffers: a tile is staged during the previous one
   bool staged_next;  // walk state: the mma just lowered staged the next tile
+  bool acc_in_agprs; // the accumulators live in AGPRs (amdgpu-agpr-alloc)
   gg_op_desc desc;
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
@@ -100,14 +103,25 @@ typedef struct kernel_shape {
 #define OOB_INDEX(element_bytes) ((int)(GG_AMD_VIEW_BYTES / (element_bytes)))
 
 // Common template preamble: lane decomposition of %tid.
-static void emit_lane(gg_text* t) {
+// Common template preamble: lane decomposition of %tid, and the wave's place in the tile:
+// waves form a gg_amd_waves_m x waves_n grid, wave w covering rows [%wrow, %wrow +
+// m_per_wave) and columns [%wcol, %wcol + n_per_wave).
+static void emit_lane(gg_text* t, const kernel_shape* k) {
   gg_text_printf(t,
                  "  %%true = arith.constant true\n"
                  "  %%c16 = arith.constant 16 : index\n  %%c64 = arith.constant 64 : index\n"
                  "  %%lane = arith.remui %%tid, %%c64 : index\n"
                  "  %%wave = arith.divui %%tid, %%c64 : index\n"
                  "  %%l16 = arith.remui %%lane, %%c16 : index\n"
-                 "  %%lg = arith.divui %%lane, %%c16 : index\n");
+                 "  %%lg = arith.divui %%lane, %%c16 : index\n"
+                 "  %%cwn = arith.constant %d : index\n"
+                 "  %%cmpw = arith.constant %d : index\n"
+                 "  %%cnpw = arith.constant %d : index\n"
+                 "  %%wave_m = arith.divui %%wave, %%cwn : index\n"
+                 "  %%wave_n = arith.remui %%wave, %%cwn : index\n"
+                 "  %%wrow = arith.muli %%wave_m, %%cmpw : index\n"
+                 "  %%wcol = arith.muli %%wave_n, %%cnpw : index\n",
+                 k->waves_n, k->m_per_wave, k->n_per_wave);
 }
 
 // "%name = arith.constant v : index"
@@ -368,13 +382,11 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t, ", %%row0: index, %%k0: index, %%tid: index) -> vector<%lldx4xi32> {\n",
                  chunks);
   emit_flat(&t, "src", src_type);
-  emit_lane(&t);
+  emit_lane(&t, k);
   emit_index(&t, "c256", 256);
   emit_index(&t, "c1024", 1024);
   emit_index(&t, "kfrags", k_total / 64);
-  emit_index(&t, "npw", k->n_per_wave);
   gg_text_printf(&t,
-                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
                  "  %%kf0 = arith.divui %%k0, %%c64 : index\n"
                  // The tile's first fragment (row0 is a multiple of 16); lanes go from it.
                  "  %%tn0 = arith.divui %%row0, %%c16 : index\n"
@@ -698,7 +710,9 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, lo
   char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
   snprintf(even_tag, sizeof even_tag, "_a%d_%d", s - s % 2, mr);
-  emit_tagged(t, tag, "  %%ro@ = arith.constant %d : index\n  %%row@ = arith.addi %%l16, %%ro@ : index\n",
+  emit_tagged(t, tag,
+              "  %%ro@ = arith.constant %d : index\n  %%row0@ = arith.addi %%l16, %%ro@ : index\n"
+              "  %%row@ = arith.addi %%row0@, %%wrow : index\n",
               mr * 16);
   emit_fragment(t, k, tag, even_tag, s, base);
 }
@@ -1081,14 +1095,13 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   if (stage_next && scaled)
     gg_text_printf(&t, ", %%nsx: vector<%dxf32>, %%nsw: vector<%dxf32>", blocks, blocks);
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
-  emit_lane(&t);
+  emit_lane(&t, k);
   emit_index(&t, "c2", 2);
   emit_index(&t, "c4", 4);
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
-  emit_index(&t, "npw", k->n_per_wave);
-  gg_text_printf(&t, "  %%wcol = arith.muli %%wave, %%npw : index\n"
-                     "  %%lrow = arith.muli %%lg, %%c4 : index\n"
+  gg_text_printf(&t, "  %%lrow0 = arith.muli %%lg, %%c4 : index\n"
+                     "  %%lrow = arith.addi %%lrow0, %%wrow : index\n"
                      "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
   if (own_staging) {
     for (long long w = 0; w < stage_writes(k); ++w) emit_stage_write(&t, k, "", buffer, w);
@@ -1211,18 +1224,17 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   emit_flat(&t, "out", out_type);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
-  emit_lane(&t);
+  emit_lane(&t, k);
   emit_index(&t, "c2", 2);
   emit_index(&t, "c4", 4);
   emit_index(&t, "ctn", k->tn);
   emit_index(&t, "cn", n);
-  emit_index(&t, "npw", k->n_per_wave);
   emit_index(&t, "cpr", per_row);
   emit_index(&t, "cev", ev);
   gg_text_printf(&t,
                  "  %%oob4 = arith.constant %d : i32\n  %%oob2 = arith.constant %d : i32\n"
-                 "  %%lrow = arith.muli %%lg, %%c4 : index\n"
-                 "  %%wcol = arith.muli %%wave, %%npw : index\n"
+                 "  %%lrow0 = arith.muli %%lg, %%c4 : index\n"
+                 "  %%lrow = arith.addi %%lrow0, %%wrow : index\n"
                  "  %%sbc = arith.addi %%sb_base, %%sb_col : index\n"
                  // The tile's first output element; stores go from it.
                  "  %%obase0 = arith.muli %%out_row, %%cn : index\n"
@@ -1275,10 +1287,15 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   }
   // The output tile goes through LDS in `parts` row bands, so that it never needs more LDS
   // than the K loop (a 256x256 tile fits gfx942's 64 KiB); a barrier separates each band's
-  // stores from the next band's writes.
+  // stores from the next band's writes. Band p holds row blocks [p bb, (p + 1) bb) of every
+  // wave (bb = band_blocks): wave row m's share of the band is its rows [16 p bb, 16 (p +
+  // 1) bb), at band row m 16 bb.
   int parts = gg_epilogue_parts(&k->desc);
-  int band_rows = k->tm / parts, band_blocks = k->m_repeat / parts;
+  int band_blocks = k->m_repeat / parts, share = 16 * band_blocks;
   long long band_passes = passes / parts;
+  emit_index(&t, "cshare", share);
+  gg_text_printf(&t, "  %%brow0 = arith.muli %%wave_m, %%cshare : index\n"
+                     "  %%brow = arith.addi %%brow0, %%lrow0 : index\n");
   for (int part = 0; part < parts; ++part) {
     if (part > 0) gg_text_printf(&t, "  gpu.barrier\n");
     // Scale, round to bf16 and write each lane's fragment into the LDS band [band_rows][tn].
@@ -1304,7 +1321,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                       "  %%e@ = vector.shuffle %%h_%d, %%h_%d [%d] : vector<4xbf16>, vector<4xbf16>\n"
                       "  %%eb@ = vector.bitcast %%e@ : vector<1xbf16> to vector<2xi8>\n"
                       "  %%elo@ = arith.constant %d : index\n"
-                      "  %%elr@ = arith.addi %%lrow, %%elo@ : index\n"
+                      "  %%elr@ = arith.addi %%brow, %%elo@ : index\n"
                       "  %%ear@ = arith.muli %%elr@, %%ctn : index\n"
                       "  %%eae@ = arith.addi %%ear@, %%col_%d : index\n"
                       "  %%ea@ = arith.muli %%eae@, %%c2 : index\n"
@@ -1322,8 +1339,13 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                   "  %%sqo@ = arith.constant %lld : index\n"
                   "  %%sq@ = arith.addi %%tid, %%sqo@ : index\n"
                   "  %%sbr@ = arith.divui %%sq@, %%cpr : index\n"
+                  // band row -> tile row: wave row (band row / share), then the band's rows
+                  "  %%swm@ = arith.divui %%sbr@, %%cshare : index\n"
+                  "  %%swr@ = arith.remui %%sbr@, %%cshare : index\n"
+                  "  %%swb@ = arith.muli %%swm@, %%cmpw : index\n"
                   "  %%sro@ = arith.constant %d : index\n"
-                  "  %%sr@ = arith.addi %%sbr@, %%sro@ : index\n"
+                  "  %%sr0@ = arith.addi %%swb@, %%swr@ : index\n"
+                  "  %%sr@ = arith.addi %%sr0@, %%sro@ : index\n"
                   "  %%sc0@ = arith.remui %%sq@, %%cpr : index\n"
                   "  %%sc@ = arith.muli %%sc0@, %%cev : index\n"
                   "  %%slr@ = arith.muli %%sbr@, %%ctn : index\n"
@@ -1338,7 +1360,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
                   "  %%se@ = arith.addi %%sc@, %%cev : index\n"
                   "  %%fit@ = arith.cmpi sle, %%se@, %%col_limit : index\n"
                   "  %%okrf@ = arith.andi %%rok@, %%fit@ : i1\n",
-                  p * THREADS, part * band_rows, k->lds_type, 2 * ev, 2 * ev, ev);
+                  p * THREADS, part * share, k->lds_type, 2 * ev, 2 * ev, ev);
       // The store goes out whole when its row is in the group and its last column is.
       const char* ok = mask_rows && mask_cols ? "%okrf@" : mask_rows ? "%rok@" : mask_cols ? "%fit@" : NULL;
       if (ok) emit_tagged(&t, tag, "  %%gm@ = arith.select %s, %%gi@, %%oob2 : i32\n", ok);
@@ -1518,10 +1540,16 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
                   k.tn, k.tk, lds, gg_target_name(k.chip), capacity);
     return false;
   }
-  k.m_repeat = k.tm / 16;
-  k.n_per_wave = k.tn / 4;
+  k.waves_n = GG_AMD_WAVES / gg_amd_waves_m(&k.desc);
+  k.m_per_wave = k.tm / gg_amd_waves_m(&k.desc);
+  k.n_per_wave = k.tn / k.waves_n;
+  k.m_repeat = k.m_per_wave / 16;
   k.n_acc = k.n_per_wave / 16;
   k.mma_k = k.chip == GG_TARGET_GFX950 ? 128 : 32;
+  int64_t requested_wpe = 0;
+  gg_attr_int(grid, "waves_per_eu", &requested_wpe);
+  k.acc_in_agprs = requested_wpe == 1 && k.m_repeat * k.n_acc * 4 >= 128 &&
+                   k.desc.scaling == GG_SCALING_ROWWISE;
   snprintf(k.lds_type, sizeof k.lds_type, "memref<%lldxi8, #gpu.address_space<workgroup>>", lds);
 
   // The kernel skeleton, with the function's arguments.
@@ -1587,9 +1615,8 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   // their destinations, and the VGPRs stay for fragments, staging and addresses (gfx950
   // 256x256: 0 scratch and no copies, against 76 bytes and 130 copies in VGPRs). Blockwise
   // accumulators take VALU adds every K block, which AGPRs cannot feed.
-  int acc_registers = k.m_repeat * k.n_acc * 4;
-  if (wpe == 1 && acc_registers >= 128 && k.desc.scaling == GG_SCALING_ROWWISE)
-    gg_text_printf(&t, ", passthrough = [[\"amdgpu-agpr-alloc\", \"%d\"]]", acc_registers);
+  if (k.acc_in_agprs)
+    gg_text_printf(&t, ", passthrough = [[\"amdgpu-agpr-alloc\", \"%d\"]]", k.m_repeat * k.n_acc * 4);
   gg_text_printf(&t,
                  "} {\n    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
                  "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n");

@@ -662,6 +662,11 @@ int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
   return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
 }
 
+int gg_amd_waves_m(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return d.b_layout == GG_B_PLAIN && !(d.tile.m == 256 && d.tile.n == 256) ? 2 : 1;
+}
+
 // One stage of the K loop: A, B unless it is preshuffled (loaded into registers), and on
 // AMD the blockwise scales of each 128-wide K block (x_scale and w_scale, 256 f32 each:
 // thread t stages tile row t's and column t's).
@@ -693,12 +698,13 @@ int64_t gg_amd_loop_lds_bytes(const gg_op_desc* in) {
 
 int gg_epilogue_parts(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  int64_t loop = gg_amd_loop_lds_bytes(&d), tm = d.tile.m, tn = d.tile.n;
+  int64_t loop = gg_amd_loop_lds_bytes(&d), tm = d.tile.m, tn = d.tile.n, waves_m = gg_amd_waves_m(&d);
   int parts = 1;
   // Halve the band while it needs more LDS than the loop and a half band still holds whole
-  // 16-row MFMA blocks and whole store passes (8 columns for each of 256 threads).
-  while (2 * tm * tn / parts > loop && tm % (2 * parts) == 0 && tm / (2 * parts) % 16 == 0 &&
-         (tm / (2 * parts)) * tn % (8 * 256) == 0)
+  // 16-row MFMA blocks of every wave row (a band takes the same rows of each) and whole
+  // store passes (8 columns for each of 256 threads).
+  while (2 * tm * tn / parts > loop && tm % (2 * parts) == 0 &&
+         tm / (2 * parts) % (16 * waves_m) == 0 && (tm / (2 * parts)) * tn % (8 * 256) == 0)
     parts *= 2;
   return parts;
 }

@@ -240,6 +240,15 @@ void gg_grid_rules(const gg_op_desc* desc, gg_grid_dim_rule rules[3]);
 int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
+// AMD workgroups are 4 waves (256 threads) in a gg_amd_waves_m x (GG_AMD_WAVES /
+// gg_amd_waves_m) grid over the tile: 2 x 2 with plain B, where each wave computes
+// tile_m / 2 rows and tile_n / 2 columns and so reads half of A's and half of B's tile
+// from LDS; 1 x 4 with preshuffled B (each wave loads its own columns of B from memory:
+// in 2 x 2, two waves would load each) and for 256x256 tiles (whose 128x128 wave tiles
+// hold more fragments than gfx950's VGPRs).
+#define GG_AMD_WAVES 4
+int gg_amd_waves_m(const gg_op_desc* desc);
+
 // LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes), with plain B its
 // B (tn tk), and blockwise its scales (2 KiB per 128-wide K block) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
 // always with preshuffled B (A alone; B goes to registers), and with plain B when two
