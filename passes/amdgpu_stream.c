@@ -11,15 +11,20 @@ int gg_stream_mfmas(const gg_stream_shape* shape) {
 // steps in order, a whole row of accumulators apart), or with pair_steps 2 the two steps of
 // a read together per row block, so that a row block's A fragment is live for its MFMAs
 // alone. Blockwise: per K block, one accumulator's partial at a time over the block's
-// steps, so the partials of one accumulator are live at once.
+// steps, so the partials of one accumulator are live at once. Where a partial takes
+// several steps (gfx942), the operand with more blocks goes in the outer loop, so that
+// only one fragment of it is live at a time (blockwise accumulators take VGPRs, which the
+// fragments of the other operand then share: gfx942 128x256 spills 1 register instead of 4).
 static void mfma_order(const gg_stream_shape* s, gg_stream_item* order) {
   int n = 0;
   if (s->block_steps > 0) {
+    int rows_outer = s->m_repeat >= s->n_acc || s->block_steps == 1;
+    int outer = rows_outer ? s->m_repeat : s->n_acc, inner = rows_outer ? s->n_acc : s->m_repeat;
     for (int j = 0; j < s->steps / s->block_steps; ++j)
-      for (int mr = 0; mr < s->m_repeat; ++mr)
-        for (int na = 0; na < s->n_acc; ++na)
+      for (int o = 0; o < outer; ++o)
+        for (int i = 0; i < inner; ++i)
           for (int st = j * s->block_steps; st < (j + 1) * s->block_steps; ++st)
-            order[n++] = (gg_stream_item){GG_STREAM_MFMA, st, mr, na};
+            order[n++] = (gg_stream_item){GG_STREAM_MFMA, st, rows_outer ? o : i, rows_outer ? i : o};
     return;
   }
   int pair = s->pair_steps > 1 ? s->pair_steps : 1;

@@ -75,16 +75,21 @@ gg_tile_config gg_tile_config_default(void) {
 gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group) {
   gg_tile_config tile = gg_tile_config_default();
   int amd = desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
-  if (amd && desc->b_layout == GG_B_PLAIN && rows_per_group >= GG_LARGE_M_ROWS) {
-    // share_bound at 8 x 2048 rows, N 4096, K 7168 (docs/amd-model.md): rowwise gfx942
-    // 0.82 (128x128: 0.76), gfx950 0.68 (0.33); blockwise 0.53 (0.44) and 0.38 (0.28),
-    // where 256x256 spills.
+  if (amd && rows_per_group >= GG_LARGE_M_ROWS) {
+    // The K loop model at 8 x 2048 rows, N 4096, K 7168 (docs/amd-model.md, share_bound):
+    // rowwise 256x128 on gfx942 (0.90 plain, 0.97 preshuffled; 128x128: 0.84), 256x256 on
+    // gfx950 (0.95 both; 128x128 is L2-bound at 0.50); blockwise 128x256 on both (gfx942
+    // 0.86 / 0.89, gfx950 0.73 / 0.72), whose 256x256 spills (its 256 accumulators take
+    // VALU scaling, so they stay in VGPRs) and whose gfx942 256x128 preshuffled stage
+    // does not fit twice in 64 KiB.
     int rowwise = desc->scaling == GG_SCALING_ROWWISE;
     if (desc->target == GG_TARGET_GFX942 && rowwise) tile.m = 256;
     else if (desc->target == GG_TARGET_GFX950 && rowwise) tile.m = tile.n = 256;
     else tile.n = 256;
     tile.waves_per_eu = 1;
-    if (tile.n == 256 && desc->n < 256) tile.n = 128;  // a narrow output gains nothing
+    // A narrow output gains nothing; preshuffled B needs N a multiple of tile_n.
+    if (tile.n == 256 && (desc->n < 256 || (desc->b_layout == GG_B_PRESHUFFLED && desc->n % 256 != 0)))
+      tile.n = 128;
   }
   tile.loop = desc->tile.loop;
   if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;

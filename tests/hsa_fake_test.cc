@@ -420,8 +420,16 @@ TEST(TileForShape, FollowsTheModelOnAmdAtLargeM) {
   EXPECT_EQ(t.m, 128);  // small M: the default
   EXPECT_EQ(t.n, 128);
   EXPECT_EQ(t.waves_per_eu, 2);
+  // Preshuffled B takes the same tiles (its 256-wide tiles model as well as plain B's),
+  // but only tile_n that divide N.
   d.b_layout = GG_B_PRESHUFFLED;
-  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "preshuffled B keeps the default";
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 256) << "preshuffled blockwise: 128x256";
+  d.n = 4096 + 128;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "preshuffled B needs tile_n to divide N";
+  d.n = 4096;
+  d.scaling = GG_SCALING_ROWWISE;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).m, 256) << "preshuffled rowwise: 256x128";
+  d.scaling = GG_SCALING_BLOCKWISE;
   d.b_layout = GG_B_PLAIN;
   d.n = 192;
   EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "N below 256 keeps 128 columns";

@@ -115,11 +115,12 @@ gg_tile_config gg_tile_config_default(void);
 #define GG_LARGE_M_ROWS 256
 
 // The tile the entry points and bundles use for desc when the caller names none: the
-// default, or on gfx942 and gfx950 with plain B and at least GG_LARGE_M_ROWS rows per
-// group, the tile the K loop model ranks first at large M (docs/amd-model.md): gfx942
-// 256x128x128 (rowwise) or 128x256x128 (blockwise), gfx950 256x256x128 (rowwise) or
-// 128x256x128 (blockwise), waves_per_eu 1. desc's loop form, and its waves_per_eu when
-// not 0, are kept (as gg_op_desc_with_defaults keeps them).
+// default, or on gfx942 and gfx950 with at least GG_LARGE_M_ROWS rows per group, the tile
+// the K loop model ranks first at large M (docs/amd-model.md): gfx942 256x128x128
+// (rowwise) or 128x256x128 (blockwise), gfx950 256x256x128 (rowwise) or 128x256x128
+// (blockwise), waves_per_eu 1, with 128 columns where N is below 256 (or, with
+// preshuffled B, not a multiple of 256). desc's loop form, and its waves_per_eu when not
+// 0, are kept (as gg_op_desc_with_defaults keeps them).
 gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group);
 
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
