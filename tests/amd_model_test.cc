@@ -79,6 +79,31 @@ TEST(LoopModel, ReadsTheHandWrittenLoop) {
   EXPECT_EQ(loop.mfma, 2) << "gfx942's MFMA on gfx950: counted at its 16-cycle rate";
 }
 
+// gfx950's 8-pass MFMA: the shadow that makes up LLVM's missing 4 passes lets 6 other
+// instructions issue beside each MFMA, so a loop of two MFMAs and 12 fillers takes their
+// 64 clocks, and 4 fillers more take 4 issue cycles (16 clocks) more.
+std::string Gfx950Loop(int fillers) {
+  std::string loop = "kernel:\n.LBB0_1:\n";
+  for (int m = 0; m < 2; ++m) {
+    loop += "  v_mfma_f32_16x16x128_f8f6f4 v[" + std::to_string(4 * m) + ":" + std::to_string(4 * m + 3) +
+            "], v[100:107], v[108:115], v[" + std::to_string(4 * m) + ":" + std::to_string(4 * m + 3) + "]\n";
+    for (int f = 0; f < fillers / 2; ++f)
+      loop += "  v_add_u32_e32 v" + std::to_string(40 + f) + ", v60, v61\n";
+  }
+  return loop + "  s_cbranch_scc1 .LBB0_1\n  s_endpgm\n.amdhsa_kernel kernel\n";
+}
+
+TEST(LoopModel, McaGivesGfx950sMfmaItsEightPasses) {
+  gg_amd_loop loop;
+  std::string fits = Gfx950Loop(12), over = Gfx950Loop(16);
+  ASSERT_EQ(gg_amd_loop_analyze(fits.data(), fits.size(), GG_TARGET_GFX950, 1, &loop), GG_OK);
+  ASSERT_GE(loop.cycles_mca, 0) << loop.mca_note;
+  EXPECT_EQ(loop.mfma_cycles, 64);
+  EXPECT_NEAR(loop.cycles_mca, 64, 1) << "6 fillers beside each 8-pass MFMA cost nothing";
+  ASSERT_EQ(gg_amd_loop_analyze(over.data(), over.size(), GG_TARGET_GFX950, 1, &loop), GG_OK);
+  EXPECT_NEAR(loop.cycles_mca, 80, 1) << "two more each take an issue cycle";
+}
+
 TEST(LoopModel, McaPricesTheLoopInClocks) {
   gg_amd_loop loop;
   ASSERT_EQ(gg_amd_loop_analyze(kLoop, sizeof kLoop - 1, GG_TARGET_GFX942, 1, &loop), GG_OK);
@@ -94,38 +119,104 @@ std::string Stat(const std::string& stats, const std::string& key) {
   return stats.substr(at, stats.find(' ', at) - at);
 }
 
-// The default rowwise kernels at 8 x 2048 rows, N 4096, K 7168 (the issue's shape): no
-// copies of loaded data in the loop, every global load covered by a tile's MFMAs, LDS
-// conflict-free, no scratch.
-TEST(LoopModel, DefaultRowwiseKernelsKeepTheirLoopProperties) {
+// What --stats says of a kernel at 8 x 2048 rows, N 4096, K 7168 (the DeepSeek-V3 shape).
+std::string DeepSeekStats(gg_target chip, gg_b_layout b, gg_scaling scaling, gg_tile_config tile) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, 7168, 8);
+  d.b_layout = b;
+  d.scaling = scaling;
+  d.tile = tile;
+  gg_text text;
+  gg_text_init(&text);
+  gg_status status = gg_compile_stats(&d, &text);
+  EXPECT_EQ(status, GG_OK) << gg_status_message(status);
+  gg_status_free(status);
+  std::string stats = " " + std::string(gg_text_str(&text));
+  gg_text_free(&text);
+  return stats;
+}
+
+// The targets of a K loop (docs/amd-model.md): no scratch, conflict-free LDS, every global
+// load covered by a tile's MFMAs, no copies of loaded or carried data, and MFMAs at least
+// 85 % of the loop. `max_copies` and `min_share` hold the kernels that do not reach the
+// last two yet at the level they reach (docs/amd-model.md says why), so that they do not
+// slip back.
+void ExpectTargets(const std::string& stats, int max_copies = 0, double min_share = 0.85) {
+  EXPECT_EQ(Stat(stats, "scratch_bytes"), "0");
+  EXPECT_EQ(Stat(stats, "lds_conflict"), "1");
+  int tiles = atoi(Stat(stats, "loop_tiles").c_str());
+  ASSERT_GT(tiles, 0);
+  int per_tile = atoi(Stat(stats, "loop_mfma_cycles").c_str()) / tiles;
+  EXPECT_GT(per_tile, 0);
+  EXPECT_GE(atoi(Stat(stats, "loop_vmem_cover").c_str()), per_tile);
+  EXPECT_LE(atoi(Stat(stats, "loop_copies").c_str()), max_copies);
+  EXPECT_GE(atof(Stat(stats, "mfma_share").c_str()), min_share);
+}
+
+// Every kernel the entry points choose at the DeepSeek-V3 shape (the large-M tile of
+// gg_tile_config_for) and the small-M default, on both chips, both scalings, both B
+// layouts.
+TEST(LoopModel, DefaultKernelsMeetTheTargets) {
+  struct Gap {  // a kernel short of a target: its level today
+    gg_target chip;
+    gg_b_layout b;
+    bool large;
+    int max_copies;
+    double min_share;
+  };
+  // Blockwise only. gfx950: each accumulator element takes an FP32 FMA per K block, 4 of
+  // the 8 issue slots of its 16x16x128 MFMA, beside its fragment reads, LDS writes and
+  // loads; gfx942 128x128: one LDS buffer (two stages and their scales exceed 64 KiB), so
+  // its staging is not overlapped; the 128x256 copies are spill reloads from AGPRs (VGPRs
+  // hold the 128 accumulators).
+  const Gap gaps[] = {
+      {GG_TARGET_GFX942, GG_B_PLAIN, false, 0, 0.78},       {GG_TARGET_GFX942, GG_B_PLAIN, true, 2, 0.85},
+      {GG_TARGET_GFX942, GG_B_PRESHUFFLED, false, 0, 0.81}, {GG_TARGET_GFX942, GG_B_PRESHUFFLED, true, 8, 0.85},
+      {GG_TARGET_GFX950, GG_B_PLAIN, false, 0, 0.60},       {GG_TARGET_GFX950, GG_B_PLAIN, true, 16, 0.70},
+      {GG_TARGET_GFX950, GG_B_PRESHUFFLED, false, 0, 0.60}, {GG_TARGET_GFX950, GG_B_PRESHUFFLED, true, 28, 0.70},
+  };
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950})
+    for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED})
+      for (gg_scaling scaling : {GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE})
+        for (bool large : {false, true}) {
+          gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, 7168, 8);
+          d.b_layout = b;
+          d.scaling = scaling;
+          gg_tile_config tile = gg_tile_config_for(&d, large ? 2048 : GG_LARGE_M_ROWS - 1);
+          std::string stats = DeepSeekStats(chip, b, scaling, tile);
+          SCOPED_TRACE(std::string(gg_target_name(chip)) + (b ? " preshuffled " : " plain ") +
+                       gg_scaling_name(scaling) + " " + std::to_string(tile.m) + "x" +
+                       std::to_string(tile.n) + ":" + stats);
+          if (chip == GG_TARGET_GFX942 && b == GG_B_PLAIN && !large && scaling == GG_SCALING_ROWWISE) {
+            EXPECT_EQ(Stat(stats, "l2_demand"), "64.0");  // 2 x 256 x 8 loads of 16 B / 1024 clk
+          }
+          int max_copies = 0;
+          double min_share = 0.85;
+          for (const Gap& g : gaps)
+            if (scaling == GG_SCALING_BLOCKWISE && g.chip == chip && g.b == b && g.large == large) {
+              max_copies = g.max_copies;
+              min_share = g.min_share;
+            }
+          ExpectTargets(stats, max_copies, min_share);
+        }
+}
+
+// The 256-wide tiles of the issue (gfx950 256x256, gfx942 256x128 and 128x256), rowwise,
+// with plain and preshuffled B, at waves_per_eu 1 (their accumulators take AGPRs).
+TEST(LoopModel, WideRowwiseTilesMeetTheTargets) {
+  const struct {
+    gg_target chip;
+    gg_tile_config tile;
+  } wide[] = {
+      {GG_TARGET_GFX950, {256, 256, 128, 1, GG_LOOP_ROLLED}},
+      {GG_TARGET_GFX942, {256, 128, 128, 1, GG_LOOP_ROLLED}},
+      {GG_TARGET_GFX942, {128, 256, 128, 1, GG_LOOP_ROLLED}},
+  };
+  for (const auto& w : wide)
     for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED}) {
-      gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, 7168, 8);
-      d.b_layout = b;
-      gg_text text;
-      gg_text_init(&text);
-      ASSERT_EQ(gg_compile_stats(&d, &text), GG_OK);
-      std::string stats = " " + std::string(gg_text_str(&text));
-      gg_text_free(&text);
-      SCOPED_TRACE(std::string(gg_target_name(chip)) + (b ? " preshuffled: " : " plain: ") + stats);
-      EXPECT_EQ(Stat(stats, "scratch_bytes"), "0");
-      // gfx950 with preshuffled B still moves B fragments into MFMA operand order (40
-      // moves, 48 before the K loop changes; docs/amd-model.md): held at that level until
-      // AGPR accumulators free the registers to remove them.
-      if (chip == GG_TARGET_GFX950 && b == GG_B_PRESHUFFLED) {
-        EXPECT_LE(atoi(Stat(stats, "loop_copies").c_str()), 40);
-      } else {
-        EXPECT_EQ(Stat(stats, "loop_copies"), "0");
-      }
-      EXPECT_EQ(Stat(stats, "lds_conflict"), "1");
-      if (chip == GG_TARGET_GFX942 && b == GG_B_PLAIN) {  // 2 x 256 x 8 loads of 16 B / 1024 clk
-        EXPECT_EQ(Stat(stats, "l2_demand"), "64.0");
-      }
-      int tiles = atoi(Stat(stats, "loop_tiles").c_str());
-      ASSERT_GT(tiles, 0);
-      int per_tile = atoi(Stat(stats, "loop_mfma_cycles").c_str()) / tiles;
-      EXPECT_GT(per_tile, 0);
-      EXPECT_GE(atoi(Stat(stats, "loop_vmem_cover").c_str()), per_tile);
+      std::string stats = DeepSeekStats(w.chip, b, GG_SCALING_ROWWISE, w.tile);
+      SCOPED_TRACE(std::string(gg_target_name(w.chip)) + (b ? " preshuffled " : " plain ") +
+                   std::to_string(w.tile.m) + "x" + std::to_string(w.tile.n) + ":" + stats);
+      ExpectTargets(stats);
     }
 }
 
