@@ -1,9 +1,10 @@
 // gg-to-amdgpu{chip=gfx942|gfx950}: lowers tile-level gg IR to a gpu.module kernel for AMD
 // matrix cores. One workgroup of 256 threads (4 waves of 64) computes one tile.
 //
-// - Waves split the tile's columns: wave w owns columns [w TN/4, (w+1) TN/4) of every row.
-//   A lane holds m_repeat x n_acc accumulators of a 16x16 MFMA (4 f32 each, row
-//   4 (lane/16) + r, column lane % 16).
+// - Waves form a grid over the tile (gg_amd_waves_m: 2x2 with plain B, 1x4 with
+//   preshuffled B and 256x256 tiles): wave (m, n) owns rows [m TM/wm, (m+1) TM/wm) and
+//   columns [n TN/wn, (n+1) TN/wn). A lane holds m_repeat x n_acc accumulators of a
+//   16x16 MFMA (4 f32 each, row 4 (lane/16) + r, column lane % 16 of its block).
 // - A and B tiles are loaded global -> registers with buffer loads (16 bytes per thread and
 //   chunk, from a view at the tile's first row with the K step as the uniform soffset;
 //   out-of-range lanes are given an offset past the buffer, which reads zero), then
