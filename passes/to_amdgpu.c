@@ -1168,7 +1168,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
   gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
   // The next tiles' loads between the previous tile and this one move to the marker.
-  MlirValue needed[9 + 5];
+  MlirValue needed[sizeof args / sizeof args[0] + 5];  // the template arguments and the op's operands
   int needed_count = 0;
   for (int i = 0; i < argc; ++i) needed[needed_count++] = args[i];
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
