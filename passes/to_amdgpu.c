@@ -653,20 +653,27 @@ static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* pref
   }
 }
 
-// Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> for MFMA step `ks` from
-// the LDS tile at byte `base` (lane layouts of ../shared/notes/mma-layouts.md). Each lane
+// Rows r and r + swizzle_period(k) share their swizzle.
+static int swizzle_period(const kernel_shape* k) {
+  return (k->chip == GG_TARGET_GFX950 ? 2 : 1) * (k->tk / 16);
+}
+
+// Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> + `row_offset` (a multiple
+// of swizzle_period) for MFMA step `ks` from the LDS tile at byte `base` (lane layouts of
+// ../shared/notes/mma-layouts.md). The offset goes into the address's constant, after the
+// lane's own row and chunk, so every fragment of a wave shares one address register and
+// LLVM folds the rest into the read's immediate offset. Each lane
 // reads whole 16-byte chunks. gfx942's 16x16x32 steps take K in the fragment order (lane
 // group lg holds K 16 lg + [0, 16) of each 64: the low half for even steps, the high half
 // for odd ones, from one read made at the even step, `even_tag`), for A and B alike, which
 // leaves every sum unchanged.
 static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, const char* even_tag,
-                          int ks, long long base) {
+                          int ks, long long base, long long row_offset) {
   emit_swizzle(t, k, tag, "%row@", "fr_sw");
   emit_tagged(t, tag,
-              "  %%fr_rb0@ = arith.muli %%row@, %%ctk : index\n"
-              "  %%fr_base@ = arith.constant %lld : index\n"
-              "  %%fr_rb@ = arith.addi %%fr_rb0@, %%fr_base@ : index\n",
-              base);
+              "  %%fr_rb@ = arith.muli %%row@, %%ctk : index\n"
+              "  %%fr_base@ = arith.constant %lld : index\n",
+              base + row_offset * k->tk);
   if (k->mma_k == 128) {  // 16x16x128: K 16 lg + [0, 16) and 64 + 16 lg + [0, 16) of the step
     for (int half = 0; half < 2; ++half)
       emit_tagged(t, tag,
@@ -674,10 +681,11 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
                   "  %%fr_c%d@ = arith.addi %%lg, %%fr_co%d@ : index\n"
                   "  %%fr_x%d@ = arith.xori %%fr_c%d@, %%fr_sw@ : index\n"
                   "  %%fr_xb%d@ = arith.muli %%fr_x%d@, %%c16 : index\n"
-                  "  %%fr_a%d@ = arith.addi %%fr_rb@, %%fr_xb%d@ : index\n"
+                  "  %%fr_l%d@ = arith.addi %%fr_rb@, %%fr_xb%d@ : index\n"
+                  "  %%fr_a%d@ = arith.addi %%fr_l%d@, %%fr_base@ : index\n"
                   "  %%fr_v%d@ = vector.load %%lds[%%fr_a%d@] : %s, vector<16xi8>\n",
                   half, ks * 8 + half * 4, half, half, half, half, half, half, half, half, half,
-                  half, k->lds_type);
+                  half, half, half, k->lds_type);
     emit_tagged(t, tag,
                 "  %%fr_cat@ = vector.shuffle %%fr_v0@, %%fr_v1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
                 "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
@@ -693,7 +701,8 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
                 "  %%fr_c@ = arith.addi %%lg, %%fr_co@ : index\n"
                 "  %%fr_x@ = arith.xori %%fr_c@, %%fr_sw@ : index\n"
                 "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
-                "  %%fr_a@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
+                "  %%fr_l@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
+                "  %%fr_a@ = arith.addi %%fr_l@, %%fr_base@ : index\n"
                 "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<16xi8>\n",
                 (ks / 2) * 4, k->lds_type);
   int h = (ks % 2) * 8;
@@ -711,11 +720,12 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, lo
   char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
   snprintf(even_tag, sizeof even_tag, "_a%d_%d", s - s % 2, mr);
+  int period = swizzle_period(k), ro = mr * 16;
   emit_tagged(t, tag,
               "  %%ro@ = arith.constant %d : index\n  %%row0@ = arith.addi %%l16, %%ro@ : index\n"
               "  %%row@ = arith.addi %%row0@, %%wrow : index\n",
-              mr * 16);
-  emit_fragment(t, k, tag, even_tag, s, base);
+              ro % period);
+  emit_fragment(t, k, tag, even_tag, s, base, ro - ro % period);
 }
 
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
@@ -726,12 +736,13 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na, lo
   snprintf(tag, sizeof tag, "_b%d_%d", s, na);
   snprintf(even_tag, sizeof even_tag, "_b%d_%d", s - s % 2, na);
   if (!k->preshuffled) {
+    int period = swizzle_period(k), co = na * 16;
     emit_tagged(t, tag,
                 "  %%bco@ = arith.constant %d : index\n"
                 "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
                 "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
-                na * 16);
-    emit_fragment(t, k, tag, even_tag, s, base);
+                co % period);
+    emit_fragment(t, k, tag, even_tag, s, base, co - co % period);
     return;
   }
   long long chunks = (long long)(k->tk / 64) * k->n_acc;
