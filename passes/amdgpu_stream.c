@@ -95,7 +95,7 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
       }
     int scales = count - first_x;
     for (int which = 0; which < 2; ++which) {
-      int ws_reads = s->ws_reads > 0 && s->ws_reads < s->n_acc ? s->ws_reads : s->n_acc;
+      int ws_reads = s->ws_reads < s->n_acc ? s->ws_reads : s->n_acc;  // 0: products staged
       int blocks_of = which == 0 ? s->m_repeat : ws_reads;
       for (int b = 0; b < blocks_of; ++b) {
         int first = n;

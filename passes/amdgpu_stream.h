@@ -40,7 +40,8 @@ typedef struct gg_stream_shape {
   int scale_after;  // MFMAs between a partial's last MFMA and its scaling
   int stage_count;  // LDS writes of the next tile in this stream (0: none)
   int stage_at;     // the MFMA before which they start, one per MFMA
-  int ws_reads;     // blockwise: column blocks whose w_scale is read (1: shared by the wave)
+  int ws_reads;     // blockwise: column blocks whose w_scale is read (1: shared by the wave;
+                    // 0: none, the products of the scales are staged and read as x_scale)
 } gg_stream_shape;
 
 // The MFMA count of a tile.

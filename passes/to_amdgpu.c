@@ -88,6 +88,7 @@ typedef struct kernel_shape {
   long long stage_bytes;  // one buffer: A, plain B, then blockwise scales
   int scale_blocks;  // blockwise: 128-wide K blocks per tile, whose scales are staged too
   bool ws_per_column_block;  // a wave's columns may span two w_scale blocks (n_offsets)
+  bool scale_products;  // blockwise: products x_scale w_scale staged (gg_amd_scale_products)
   bool stage_ahead;  // plain B in two buffers: a tile is staged during the previous one
   bool staged_next;  // walk state: the mma just lowered staged the next tile
   bool acc_in_agprs; // the accumulators live in AGPRs (amdgpu-agpr-alloc)
@@ -103,7 +104,6 @@ typedef struct kernel_shape {
 // within 31 bits; gg_amd_addressing_check refuses spans that would reach them.
 #define OOB_INDEX(element_bytes) ((int)(GG_AMD_VIEW_BYTES / (element_bytes)))
 
-// Common template preamble: lane decomposition of %tid.
 // Common template preamble: lane decomposition of %tid, and the wave's place in the tile:
 // waves form a gg_amd_waves_m x waves_n grid, wave w covering rows [%wrow, %wrow +
 // m_per_wave) and columns [%wcol, %wcol + n_per_wave).
@@ -440,10 +440,11 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
 }
 
 // ---------------------------------------------------------------------------------------
-// gg.load_scales: thread t loads, per 128-wide K block j of the tile, the x_scale of tile
-// row t and the w_scale of tile column t (vector<blocks x f32> each; 0 past the tile, the
-// group or the operand); the mma stages them into LDS beside the tile, where each lane reads
-// the scales of its accumulator rows and columns when it scales a partial.
+// gg.load_scales: thread t loads, per 128-wide K block j of the tile, an x_scale and a
+// w_scale (vector<blocks x f32> each; 0 past the tile, the group or the operand): of tile
+// row t and column t, or with scale_products of row t % tm and column block t / tm. The mma
+// stages them (or their product) into LDS beside the tile, where each lane reads those of
+// its accumulator rows and columns when it scales a partial.
 
 static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
@@ -455,6 +456,24 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   flat_type(sb_flat, sizeof sb_flat, mlirValueGetType(sb));
   view_type(sa_view, sizeof sa_view, sa_flat);
   view_type(sb_view, sizeof sb_view, sb_flat);
+  // The tile row of the thread's x_scale and the tile column whose w_scale it loads: with
+  // scale_products row t % tm and the first column of block t / tm (past the tile's
+  // products, none), else row t and column t.
+  char row_and_column[512];
+  if (k->scale_products)
+    snprintf(row_and_column, sizeof row_and_column,
+             "  %%ctm = arith.constant %d : index\n"
+             "  %%cprod = arith.constant %lld : index\n"
+             "  %%xrow0 = arith.remui %%tid, %%ctm : index\n"
+             "  %%xblk = arith.divui %%tid, %%ctm : index\n"
+             "  %%wcol0 = arith.muli %%xblk, %%c128 : index\n"
+             "  %%inprod = arith.cmpi slt, %%tid, %%cprod : index\n"
+             "  %%xrow = arith.select %%inprod, %%xrow0, %%cprod : index\n"
+             "  %%wcol = arith.select %%inprod, %%wcol0, %%cprod : index\n",
+             k->tm, (long long)k->tm * (k->tn > 128 ? k->tn / 128 : 1));
+  else
+    snprintf(row_and_column, sizeof row_and_column,
+             "  %%xrow = arith.addi %%tid, %%c0 : index\n  %%wcol = arith.addi %%tid, %%c0 : index\n");
   gg_text t;
   gg_text_init(&t);
   gg_text_printf(&t, "func.func @scales(%%sa: ");
@@ -468,6 +487,7 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                  blocks, blocks);
   emit_flat(&t, "sa", mlirValueGetType(sa));
   emit_flat(&t, "sb", mlirValueGetType(sb));
+  emit_index(&t, "c0", 0);
   emit_index(&t, "c128", 128);
   gg_text_printf(&t,
                  "  %%oob = arith.constant %d : i32\n"
@@ -478,13 +498,14 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                  "  %%sbo = arith.muli %%kbase, %%sb_kstride : index\n"
                  "  %%saoff = arith.index_cast %%sao : index to i32\n"
                  "  %%sboff = arith.index_cast %%sbo : index to i32\n"
-                 "  %%rok = arith.cmpi slt, %%tid, %%row_limit : index\n"
-                 "  %%cok = arith.cmpi slt, %%tid, %%col_limit : index\n"
-                 "  %%wg = arith.addi %%sb_col, %%tid : index\n"
+                 "%s"
+                 "  %%rok = arith.cmpi slt, %%xrow, %%row_limit : index\n"
+                 "  %%cok = arith.cmpi slt, %%wcol, %%col_limit : index\n"
+                 "  %%wg = arith.addi %%sb_col, %%wcol : index\n"
                  "  %%wn = arith.floordivsi %%wg, %%c128 : index\n"
                  "  %%x_0 = arith.constant dense<0.0> : vector<%lldxf32>\n"
                  "  %%w_0 = arith.constant dense<0.0> : vector<%lldxf32>\n",
-                 OOB_INDEX(4), blocks, blocks);
+                 OOB_INDEX(4), row_and_column, blocks, blocks);
   emit_view(&t, "sav", "sa", "%sa_row", sa_flat, 4);
   emit_view(&t, "sbv", "sb", "%sb_base", sb_flat, 4);
   // Per block: whether it meets [k_lo, k_hi) (block kb covers K [128 kb, 128 kb + 128)).
@@ -510,7 +531,7 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
     char jt[48];
     snprintf(jt, sizeof jt, "_%lld", j);
     emit_tagged(&t, jt,
-                "  %%xia@ = arith.addi %%sab@, %%tid : index\n"
+                "  %%xia@ = arith.addi %%sab@, %%xrow : index\n"
                 "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
                 "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
                 "  %%xv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%sav[%%xi@] sgprOffset %%saoff : %s, i32 -> f32\n"
@@ -551,6 +572,11 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
 // Preshuffled B is never staged: the MFMAs read it from the registers it was loaded into,
 // and the loads of the tile after next take them after the tile's last MFMA.
 
+// Rows r and r + swizzle_period(k) share their swizzle.
+static int swizzle_period(const kernel_shape* k) {
+  return (k->chip == GG_TARGET_GFX950 ? 2 : 1) * (k->tk / 16);
+}
+
 // The XOR swizzle of a 16-byte chunk in LDS row `row` (an SSA name; %cpr chunks a row):
 // chunk c sits at c ^ swizzle(row). Fragment reads take one chunk of 16 consecutive rows;
 // the swizzle spreads them over the banks. gfx942 reads 8 lanes (rows) a cycle through 32
@@ -569,8 +595,9 @@ static void emit_swizzle(gg_text* t, const kernel_shape* k, const char* tag, con
 }
 
 // Byte offsets in LDS buffer `buffer` of a tile's A, (plain) B, and the blockwise scales of
-// K block j: x_scale of the tile's rows, w_scale of its columns, THREADS f32 each (thread t
-// stages row t's and column t's).
+// K block j, THREADS f32 each: with scale_products the products (thread t stages the one of
+// tile row t % tm and column block t / tm, so a lane's 4 rows lie together), else x_scale of
+// the tile's rows and w_scale of its columns (thread t stages row t's and column t's).
 static long long a_lds_base(const kernel_shape* k, int buffer) { return buffer * k->stage_bytes; }
 static long long b_lds_base(const kernel_shape* k, int buffer) {
   return buffer * k->stage_bytes + (long long)k->tm * k->tk;
@@ -588,15 +615,19 @@ static long long w_lds_base(const kernel_shape* k, int buffer, int j) {
 // Stores chunk c of a thread's register chunks of one operand tile (%<name>, `rows` rows)
 // into LDS at `base`: chunk q = c 256 + tid (row q / chunks_per_row, chunk q %
 // chunks_per_row) goes to base + row tile_k + 16 (chunk ^ swizzle(row)). `tag` names it.
+// Row c 256 / chunks_per_row + tid / chunks_per_row: as for fragments (emit_fragment), what
+// c adds beyond the swizzle's period goes into the address's constant, so the chunks share
+// one address register and LLVM folds the rest into the write's offset.
 static void emit_stage_chunk(gg_text* t, const kernel_shape* k, const char* name, long long rows,
                              long long base, long long c, const char* tag) {
   long long chunks = rows * k->tk / (16 * THREADS);
+  long long row_offset = c * THREADS / (k->tk / 16), period = swizzle_period(k);
   emit_tagged(t, tag,
-              "  %%cb@ = arith.constant %lld : index\n"
-              "  %%q@ = arith.addi %%tid, %%cb@ : index\n"
-              "  %%r@ = arith.divui %%q@, %%cpr : index\n"
-              "  %%ch@ = arith.remui %%q@, %%cpr : index\n",
-              c * THREADS);
+              "  %%ro@ = arith.constant %lld : index\n"
+              "  %%r0@ = arith.divui %%tid, %%cpr : index\n"
+              "  %%r@ = arith.addi %%r0@, %%ro@ : index\n"
+              "  %%ch@ = arith.remui %%tid, %%cpr : index\n",
+              row_offset % period);
   emit_swizzle(t, k, tag, "%r@", "sw");
   emit_tagged(t, tag,
               "  %%x@ = arith.xori %%ch@, %%sw@ : index\n"
@@ -608,7 +639,7 @@ static void emit_stage_chunk(gg_text* t, const kernel_shape* k, const char* name
               "  %%vw@ = vector.extract %%%s[%lld] : vector<4xi32> from vector<%lldx4xi32>\n"
               "  %%v@ = vector.bitcast %%vw@ : vector<4xi32> to vector<16xi8>\n"
               "  vector.store %%v@, %%lds[%%ad@] : %s, vector<16xi8>\n",
-              base, name, c, chunks, k->lds_type);
+              base + (row_offset - row_offset % period) * k->tk, name, c, chunks, k->lds_type);
 }
 
 // The LDS writes of a tile: A's chunks, plain B's, then per K block the thread's x_scale
@@ -618,7 +649,9 @@ static long long tile_writes(const kernel_shape* k) {
   long long a = (long long)k->tm * k->tk / (16 * THREADS), b = (long long)k->tn * k->tk / (16 * THREADS);
   return a + (k->preshuffled ? 0 : b);
 }
-static long long stage_writes(const kernel_shape* k) { return tile_writes(k) + 2LL * k->scale_blocks; }
+static long long stage_writes(const kernel_shape* k) {
+  return tile_writes(k) + (k->scale_products ? 1LL : 2LL) * k->scale_blocks;
+}
 
 // What LDS write w stages: the kind of load (gg.load) whose registers it frees.
 static const char* stage_write_kind(const kernel_shape* k, long long w) {
@@ -637,25 +670,27 @@ static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* pref
     emit_stage_chunk(t, k, a_name, k->tm, a_lds_base(k, buffer), w, tag);
   } else if (w < tile_writes(k)) {
     emit_stage_chunk(t, k, b_name, k->tn, b_lds_base(k, buffer), w - a_chunks, tag);
-  } else {  // a scale: thread t's f32 at t
+  } else {  // a scale, or the product of block j's: thread t's f32 at t
     long long s = w - tile_writes(k);
     int j = (int)(s % k->scale_blocks), is_w = s >= k->scale_blocks;
+    if (k->scale_products)
+      emit_tagged(t, tag,
+                  "  %%sx@ = vector.extract %%%ssx[%d] : f32 from vector<%dxf32>\n"
+                  "  %%sw@ = vector.extract %%%ssw[%d] : f32 from vector<%dxf32>\n"
+                  "  %%sv@ = arith.mulf %%sx@, %%sw@ : f32\n",
+                  prefix, j, k->scale_blocks, prefix, j, k->scale_blocks);
+    else
+      emit_tagged(t, tag, "  %%sv@ = vector.extract %%%s%s[%d] : f32 from vector<%dxf32>\n", prefix,
+                  is_w ? "sw" : "sx", j, k->scale_blocks);
     emit_tagged(t, tag,
-                "  %%sv@ = vector.extract %%%s%s[%d] : f32 from vector<%dxf32>\n"
                 "  %%svv@ = vector.broadcast %%sv@ : f32 to vector<1xf32>\n"
                 "  %%svb@ = vector.bitcast %%svv@ : vector<1xf32> to vector<4xi8>\n"
                 "  %%sbase@ = arith.constant %lld : index\n"
                 "  %%st4@ = arith.muli %%tid, %%c4 : index\n"
                 "  %%sad@ = arith.addi %%st4@, %%sbase@ : index\n"
                 "  vector.store %%svb@, %%lds[%%sad@] : %s, vector<4xi8>\n",
-                prefix, is_w ? "sw" : "sx", j, k->scale_blocks,
                 is_w ? w_lds_base(k, buffer, j) : x_lds_base(k, buffer, j), k->lds_type);
   }
-}
-
-// Rows r and r + swizzle_period(k) share their swizzle.
-static int swizzle_period(const kernel_shape* k) {
-  return (k->chip == GG_TARGET_GFX950 ? 2 : 1) * (k->tk / 16);
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> + `row_offset` (a multiple
@@ -1011,13 +1046,20 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
                      j, i, s + 1, k->mma_k, s, it->mr, s, it->na, c_in, frag, frag);
       break;
     }
-    case GG_STREAM_READ_XS: {  // x_scale of the lane's 4 rows of row block mr
+    case GG_STREAM_READ_XS: {  // x_scale (or the products) of the lane's 4 rows of row block mr
       int j = it->step / steps_per_block;
       char tag[48];
       snprintf(tag, sizeof tag, "_%d_%d", j, it->mr);
+      if (k->scale_products)  // the wave's column block's products start at (wcol / 128) tm
+        emit_tagged(t, tag,
+                    "  %%xcb@ = arith.divui %%wcol, %%c128 : index\n"
+                    "  %%xcr@ = arith.muli %%xcb@, %%ctm : index\n"
+                    "  %%xsr@ = arith.addi %%xcr@, %%lrow : index\n");
+      else
+        emit_tagged(t, tag, "  %%xsr@ = arith.muli %%lrow, %%c1 : index\n");
       emit_tagged(t, tag,
                   "  %%xso@ = arith.constant %lld : index\n"
-                  "  %%xsa0@ = arith.muli %%lrow, %%c4 : index\n"
+                  "  %%xsa0@ = arith.muli %%xsr@, %%c4 : index\n"
                   "  %%xsa@ = arith.addi %%xsa0@, %%xso@ : index\n"
                   "  %%xsb@ = vector.load %%lds[%%xsa@] : %s, vector<16xi8>\n"
                   "  %%xs@ = vector.bitcast %%xsb@ : vector<16xi8> to vector<4xf32>\n",
@@ -1048,12 +1090,19 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
       int last = (j + 1) * steps_per_block, wna = k->ws_per_column_block ? it->na : 0;
       char tag[48];
       snprintf(tag, sizeof tag, "_%d_%d", j, i);
+      char product[48];  // the products were staged, or the lane multiplies the scales
+      if (k->scale_products) {
+        snprintf(product, sizeof product, "%%xs_%d_%d", j, it->mr);
+      } else {
+        snprintf(product, sizeof product, "%%sp@");
+        emit_tagged(t, tag, "  %%sp@ = arith.mulf %%xs_%d_%d, %%ws_%d_%d : vector<4xf32>\n", j,
+                    it->mr, j, wna);
+      }
       emit_tagged(t, tag,
-                  "  %%sp@ = arith.mulf %%xs_%d_%d, %%ws_%d_%d : vector<4xf32>\n"
                   "  %%old@ = vector.extract %%acc_%d[%d] : vector<4xf32> from vector<%dx4xf32>\n"
-                  "  %%new@ = vector.fma %%q@_%d, %%sp@, %%old@ : vector<4xf32>\n"
+                  "  %%new@ = vector.fma %%q@_%d, %s, %%old@ : vector<4xf32>\n"
                   "  %%acc_%d = vector.insert %%new@, %%acc_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
-                  j, it->mr, j, wna, *version, i, accs, last, *version + 1, *version, i, accs);
+                  *version, i, accs, last, product, *version + 1, *version, i, accs);
       ++*version;
       break;
     }
@@ -1112,6 +1161,9 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   emit_index(&t, "c4", 4);
   emit_index(&t, "cpr", k->tk / 16);
   emit_index(&t, "ctk", k->tk);
+  emit_index(&t, "c1", 1);
+  emit_index(&t, "c128", 128);
+  emit_index(&t, "ctm", k->tm);
   gg_text_printf(&t, "  %%lrow0 = arith.muli %%lg, %%c4 : index\n"
                      "  %%lrow = arith.addi %%lrow0, %%wrow : index\n"
                      "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
@@ -1143,7 +1195,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       .pair_steps = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1,
       .read_ahead = READ_AHEAD_CLOCKS / mfma_clocks,
       .scale_after = SCALE_AFTER_CLOCKS / mfma_clocks,
-      .ws_reads = k->ws_per_column_block ? k->n_acc : 1,
+      .ws_reads = k->scale_products ? 0 : k->ws_per_column_block ? k->n_acc : 1,
   };
   int mfmas = gg_stream_mfmas(&shape);
   if (stage_next) {
@@ -1492,8 +1544,9 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   // A tile starts at a multiple of tile_n within its group, so a wave's tile_n / 4 columns
   // lie in one 128-wide w_scale block, except where groups start anywhere along N.
   k->ws_per_column_block = desc.layout == GG_LAYOUT_N_OFFSETS;
+  k->scale_products = k->scale_blocks > 0 && gg_amd_scale_products(&k->desc);
   k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk) +
-                   2LL * 4 * THREADS * k->scale_blocks;
+                   (k->scale_products ? 1LL : 2LL) * 4 * THREADS * k->scale_blocks;
   k->stage_ahead = k->lds_buffers == 2;
   return true;
 }

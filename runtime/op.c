@@ -672,13 +672,22 @@ int gg_amd_waves_m(const gg_op_desc* in) {
   return d.b_layout == GG_B_PLAIN && !(d.tile.m == 256 && d.tile.n == 256) ? 2 : 1;
 }
 
+int gg_amd_scale_products(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t column_blocks = d.tile.n > 128 ? d.tile.n / 128 : 1;
+  return d.scaling == GG_SCALING_BLOCKWISE && d.layout != GG_LAYOUT_N_OFFSETS &&
+         (int64_t)d.tile.m * column_blocks <= 256;
+}
+
 // One stage of the K loop: A, B unless it is preshuffled (loaded into registers), and on
-// AMD the blockwise scales of each 128-wide K block (x_scale and w_scale, 256 f32 each:
-// thread t stages tile row t's and column t's).
+// AMD the blockwise scales of each 128-wide K block: 256 f32 (thread t stages one product,
+// gg_amd_scale_products), or 512 (thread t stages tile row t's x_scale and column t's
+// w_scale).
 static int64_t stage_lds_bytes(const gg_op_desc* d) {
   int64_t a = (int64_t)d->tile.m * d->tile.k, b = (int64_t)d->tile.n * d->tile.k;
   int amd = d->target == GG_TARGET_GFX942 || d->target == GG_TARGET_GFX950;
-  int64_t scales = amd && d->scaling == GG_SCALING_BLOCKWISE ? (d->tile.k / 128) * 2 * 256 * 4 : 0;
+  int64_t per_block = (gg_amd_scale_products(d) ? 1 : 2) * 256 * 4;
+  int64_t scales = amd && d->scaling == GG_SCALING_BLOCKWISE ? (d->tile.k / 128) * per_block : 0;
   return (d->b_layout == GG_B_PRESHUFFLED ? a : a + b) + scales;
 }
 

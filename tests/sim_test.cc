@@ -11,6 +11,7 @@
 #include "ir/ir.h"
 #include "sim/sim.h"
 #include "tests/reference/problem.h"
+#include "tests/support/desc.h"
 #include "tests/support/shapes.h"
 #include "tests/support/test_util.h"
 #include "tests/support/params.h"
@@ -83,9 +84,10 @@ TEST(Sim, TilesThatOverflowLdsAreRefused) {
 
 TEST(Sim, LargeTilesRunWithTheEpilogueInBands) {
   // gfx942 (one LDS buffer): 256x256 rowwise fits its 64 KiB because the output tile goes
-  // through LDS in two bands of 128 rows; 256x128 and 128x256 take 48 KiB (50 blockwise,
-  // whose scales are staged beside the tiles: 2 KiB a K block, which 256x256 blockwise has
-  // no room for, so it is refused). gfx950: two buffers, which the whole output tile fits.
+  // through LDS in two bands of 128 rows; 256x128 and 128x256 take 48 KiB (49 blockwise,
+  // whose scale products are staged beside the tiles: 1 KiB a K block; 256x256 blockwise
+  // has 512 products, so it stages both scales, 2 KiB, has no room for them and is
+  // refused). gfx950: two buffers, which the whole output tile fits.
   // Exact data, bit for bit, on both chips, rowwise and blockwise, with waves_per_eu 1.
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950})
     for (gg_scaling scaling : {GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE})
@@ -117,6 +119,38 @@ TEST(Sim, LargeTilesRunWithTheEpilogueInBands) {
         }
         ExpectPass(s);
       }
+}
+
+// Blockwise on AMD stages one product x_scale w_scale per tile row and 128-wide column
+// block where the wave's columns share a w_scale block and the products are at most one per
+// thread (1 KiB of LDS a K block), else both scales (2 KiB); the kernels of both kinds run
+// bit-exact in LargeTilesRunWithTheEpilogueInBands and the layout suites.
+TEST(Sim, BlockwiseStagesScaleProductsWhereTheyFit) {
+  const struct {
+    gg_layout layout;
+    gg_scaling scaling;
+    gg_tile_config tile;
+    int products;
+  } cases[] = {
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 256, 128, 1, GG_LOOP_ROLLED}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 128, 128, 1, GG_LOOP_ROLLED}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {64, 64, 256, 2, GG_LOOP_ROLLED}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 256, 128, 1, GG_LOOP_ROLLED}, 0},
+      {GG_LAYOUT_N_OFFSETS, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 0},
+      {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 0},
+  };
+  for (const auto& c : cases) {
+    gg_op_desc d = gg_test::ChipDesc(c.layout, GG_TARGET_GFX950, 4096, 7168, 8);
+    d.scaling = c.scaling;
+    d.tile = c.tile;
+    SCOPED_TRACE(std::to_string(c.tile.m) + "x" + std::to_string(c.tile.n) + "x" + std::to_string(c.tile.k) +
+                 " layout " + std::to_string(c.layout) + " scaling " + std::to_string(c.scaling));
+    EXPECT_EQ(gg_amd_scale_products(&d), c.products);
+    int64_t tiles = (int64_t)(c.tile.m + c.tile.n) * c.tile.k;
+    int64_t scales = c.scaling == GG_SCALING_BLOCKWISE ? c.tile.k / 128 * (c.products ? 1024 : 2048) : 0;
+    EXPECT_EQ(gg_amd_loop_lds_bytes(&d), gg_amd_lds_buffers(&d) * (tiles + scales));
+  }
 }
 
 // Runs the stacked kernel in sim after removing its `drop`-th gpu.barrier (-1: none).

@@ -250,8 +250,15 @@ int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 #define GG_AMD_WAVES 4
 int gg_amd_waves_m(const gg_op_desc* desc);
 
+// Blockwise scaling on AMD multiplies each partial by x_scale[row] w_scale[block of its
+// column]. Where a wave's columns share one w_scale block (every layout but n_offsets) and
+// the tile's products (tm rows x its 128-wide column blocks) number at most one per thread,
+// each thread computes one product and the tile stages the products (1 KiB per 128-wide K
+// block); otherwise it stages both scales (2 KiB per block) and each lane multiplies.
+int gg_amd_scale_products(const gg_op_desc* desc);
+
 // LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes), with plain B its
-// B (tn tk), and blockwise its scales (2 KiB per 128-wide K block) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
+// B (tn tk), and blockwise its scales (gg_amd_scale_products) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
 // always with preshuffled B (A alone; B goes to registers), and with plain B when two
 // stages fit beside the workgroups waves_per_eu asks for. The epilogue reuses the memory
 // for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
