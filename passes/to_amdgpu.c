@@ -446,6 +446,27 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
 // stages them (or their product) into LDS beside the tile, where each lane reads those of
 // its accumulator rows and columns when it scales a partial.
 
+// The loads of one scale operand (`which`: "x" from %sav, "w" from %sbv) of every K
+// block j into %<which>_<blocks>: element `index` of block j's slice (%s<a|b>b_j) where
+// %<which>ok_j holds, else the out-of-range index, which reads 0.
+static void emit_scale_loads(gg_text* t, const char* which, const char* index, const char* view,
+                             long long blocks) {
+  const char* v = which[0] == 'x' ? "a" : "b";
+  for (long long j = 0; j < blocks; ++j) {
+    char jt[48];
+    snprintf(jt, sizeof jt, "_%lld", j);
+    emit_tagged(t, jt,
+                "  %%%sia@ = arith.addi %%s%sb@, %s : index\n"
+                "  %%%sib@ = arith.index_cast %%%sia@ : index to i32\n"
+                "  %%%si@ = arith.select %%%sok@, %%%sib@, %%oob : i32\n"
+                "  %%%sv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%s%sv[%%%si@] sgprOffset "
+                "%%s%soff : %s, i32 -> f32\n"
+                "  %%%s_%lld = vector.insert %%%sv@, %%%s_%lld [%lld] : f32 into vector<%lldxf32>\n",
+                which, v, index, which, which, which, which, which, which, v, which, v, view, which,
+                j + 1, which, which, j, j, blocks);
+  }
+}
+
 static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
   MlirValue sa = mlirOperationGetOperand(op, 0), sb = mlirOperationGetOperand(op, 1);
@@ -527,28 +548,8 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 j);
   }
   // The x_scale loads of every block, then the w_scale loads, in the order the mma stages them.
-  for (long long j = 0; j < blocks; ++j) {
-    char jt[48];
-    snprintf(jt, sizeof jt, "_%lld", j);
-    emit_tagged(&t, jt,
-                "  %%xia@ = arith.addi %%sab@, %%xrow : index\n"
-                "  %%xib@ = arith.index_cast %%xia@ : index to i32\n"
-                "  %%xi@ = arith.select %%xok@, %%xib@, %%oob : i32\n"
-                "  %%xv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%sav[%%xi@] sgprOffset %%saoff : %s, i32 -> f32\n"
-                "  %%x_%lld = vector.insert %%xv@, %%x_%lld [%lld] : f32 into vector<%lldxf32>\n",
-                sa_view, j + 1, j, j, blocks);
-  }
-  for (long long j = 0; j < blocks; ++j) {
-    char jt[48];
-    snprintf(jt, sizeof jt, "_%lld", j);
-    emit_tagged(&t, jt,
-                "  %%wia@ = arith.addi %%sbb@, %%wn : index\n"
-                "  %%wib@ = arith.index_cast %%wia@ : index to i32\n"
-                "  %%wi@ = arith.select %%wok@, %%wib@, %%oob : i32\n"
-                "  %%wv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%sbv[%%wi@] sgprOffset %%sboff : %s, i32 -> f32\n"
-                "  %%w_%lld = vector.insert %%wv@, %%w_%lld [%lld] : f32 into vector<%lldxf32>\n",
-                sb_view, j + 1, j, j, blocks);
-  }
+  emit_scale_loads(&t, "x", "%xrow", sa_view, blocks);
+  emit_scale_loads(&t, "w", "%wn", sb_view, blocks);
   gg_text_printf(&t, "  return %%x_%lld, %%w_%lld : vector<%lldxf32>, vector<%lldxf32>\n}\n", blocks,
                  blocks, blocks, blocks);
   MlirValue args[13] = {sa, sb};

@@ -532,28 +532,9 @@ static void exec_binary_int(sim* s, const sim_op* o, const uint8_t* mask) {
   }
 }
 
-static void exec_binary_float(sim* s, const sim_op* o, const uint8_t* mask) {
-  const stype* t = &s->values[o->out[0]].type;
-  int n = t->elems;
-  if (t->fk != F_F32) {
-    fail(s, o->op, "float arithmetic is simulated on f32 only");
-    return;
-  }
-  for (int l = 0; l < LANES; ++l) {
-    if (!mask[l]) continue;
-    const uint64_t* a = lane_data(s, o->in[0], l);
-    const uint64_t* c = lane_data(s, o->in[1], l);
-    uint64_t* r = lane_data(s, o->out[0], l);
-    for (int e = 0; e < n; ++e) {
-      float x = f32_of(a[e]), y = f32_of(c[e]), v;
-      v = o->code == OP_ADDF ? x + y : o->code == OP_SUBF ? x - y : x * y;
-      r[e] = f32_bits(v);
-    }
-  }
-}
-
-// vector.fma: a b + c with one rounding, as the hardware's v_fma_f32 / v_pk_fma_f32.
-static void exec_fma(sim* s, const sim_op* o, const uint8_t* mask) {
+// arith.addf / subf / mulf, and vector.fma: a b + c with one rounding, as the hardware's
+// v_fma_f32 / v_pk_fma_f32.
+static void exec_float(sim* s, const sim_op* o, const uint8_t* mask) {
   const stype* t = &s->values[o->out[0]].type;
   if (t->fk != F_F32) {
     fail(s, o->op, "float arithmetic is simulated on f32 only");
@@ -563,9 +544,18 @@ static void exec_fma(sim* s, const sim_op* o, const uint8_t* mask) {
     if (!mask[l]) continue;
     const uint64_t* a = lane_data(s, o->in[0], l);
     const uint64_t* b = lane_data(s, o->in[1], l);
-    const uint64_t* c = lane_data(s, o->in[2], l);
+    const uint64_t* c = o->code == OP_FMAF ? lane_data(s, o->in[2], l) : NULL;
     uint64_t* r = lane_data(s, o->out[0], l);
-    for (int e = 0; e < t->elems; ++e) r[e] = f32_bits(fmaf(f32_of(a[e]), f32_of(b[e]), f32_of(c[e])));
+    for (int e = 0; e < t->elems; ++e) {
+      float x = f32_of(a[e]), y = f32_of(b[e]), v;
+      switch (o->code) {
+        case OP_ADDF: v = x + y; break;
+        case OP_SUBF: v = x - y; break;
+        case OP_MULF: v = x * y; break;
+        default: v = fmaf(x, y, f32_of(c[e])); break;
+      }
+      r[e] = f32_bits(v);
+    }
   }
 }
 
@@ -964,8 +954,7 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
     case OP_SHRUI: case OP_SHRSI:
       exec_binary_int(s, o, mask);
       break;
-    case OP_ADDF: case OP_SUBF: case OP_MULF: exec_binary_float(s, o, mask); break;
-    case OP_FMAF: exec_fma(s, o, mask); break;
+    case OP_ADDF: case OP_SUBF: case OP_MULF: case OP_FMAF: exec_float(s, o, mask); break;
     case OP_CMPI: {
       const stype* t = &s->values[o->in[0]].type;
       for (int l = 0; l < LANES; ++l) {
