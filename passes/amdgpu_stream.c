@@ -7,6 +7,15 @@ int gg_stream_mfmas(const gg_stream_shape* shape) {
   return shape->steps * shape->m_repeat * shape->n_acc;
 }
 
+void gg_stream_place_stage(gg_stream_shape* shape, int writes, bool spread) {
+  int n = gg_stream_mfmas(shape);
+  shape->stage_count = writes;
+  shape->stage_at = spread ? 3 * n / 32 : n / 4;
+  shape->stage_every = spread && writes > 0 && shape->stage_at + 2 * (writes - 1) < n ? 2 : 1;
+  if (shape->stage_at + (writes - 1) * shape->stage_every >= n)
+    shape->stage_at = n > writes ? n - writes : 0;
+}
+
 // The MFMAs in issue order. Rowwise: step by step over every accumulator (each takes the
 // steps in order, a whole row of accumulators apart), or with pair_steps 2 the two steps of
 // a read together per row block, so that a row block's A fragment is live for its MFMAs
@@ -108,11 +117,13 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
       }
     }
   }
-  // The next tile's LDS writes, one per MFMA from stage_at, each followed by the load that
-  // takes its registers.
+  // The next tile's LDS writes, one every stage_every MFMAs from stage_at, each followed by
+  // the load that takes its registers.
+  int every = s->stage_every > 0 ? s->stage_every : 1;
   for (int c = 0; c < s->stage_count; ++c) {
-    extra[count++] = (placed){{GG_STREAM_STAGE, c, 0, 0}, min_int(n, s->stage_at + c), 1, 2 * c};
-    extra[count++] = (placed){{GG_STREAM_LOADS, c, 0, 0}, min_int(n, s->stage_at + c), 1, 2 * c + 1};
+    int slot = min_int(n, s->stage_at + c * every);
+    extra[count++] = (placed){{GG_STREAM_STAGE, c, 0, 0}, slot, 1, 2 * c};
+    extra[count++] = (placed){{GG_STREAM_LOADS, c, 0, 0}, slot, 1, 2 * c + 1};
   }
   qsort(extra, (size_t)count, sizeof *extra, compare_placed);
   int out = 0, e = 0;

@@ -8,6 +8,8 @@
 #ifndef GG_PASSES_AMDGPU_STREAM_H_
 #define GG_PASSES_AMDGPU_STREAM_H_
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,13 +41,22 @@ typedef struct gg_stream_shape {
   int read_ahead;   // MFMAs between a fragment read and its first MFMA
   int scale_after;  // MFMAs between a partial's last MFMA and its scaling
   int stage_count;  // LDS writes of the next tile in this stream (0: none)
-  int stage_at;     // the MFMA before which they start, one per MFMA
+  int stage_at;     // the MFMA before which they start
   int ws_reads;     // blockwise: column blocks whose w_scale is read (1: shared by the wave;
                     // 0: none, the products of the scales are staged and read as x_scale)
+  int stage_every;  // MFMAs from one staging write to the next (0: 1)
 } gg_stream_shape;
 
 // The MFMA count of a tile.
 int gg_stream_mfmas(const gg_stream_shape* shape);
+
+// Places `writes` LDS writes of the next tile in the stream (stage_count, stage_at,
+// stage_every). Spread: from 3/32 of the tile's MFMAs, one every two MFMAs where they end
+// before the last one, so that each MFMA's issue slots go to the fragment reads and scaling
+// around it and the loads have the most of the tile to arrive; else from a quarter of the
+// MFMAs, one every MFMA. Either way started earlier where that is needed to end in the
+// tile. docs/amd-model.md gives the figures.
+void gg_stream_place_stage(gg_stream_shape* shape, int writes, bool spread);
 
 // Writes the tile's items in order into `items` (room for `capacity`); returns their
 // number, or -1 when they do not fit. Each MFMA is preceded by a fence, so that the items

@@ -1199,11 +1199,9 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       .ws_reads = k->scale_products ? 0 : k->ws_per_column_block ? k->n_acc : 1,
   };
   int mfmas = gg_stream_mfmas(&shape);
-  if (stage_next) {
-    shape.stage_count = (int)stage_writes(k);
-    shape.stage_at = mfmas / 4;
-    if (shape.stage_at + shape.stage_count > mfmas) shape.stage_at = mfmas > shape.stage_count ? mfmas - shape.stage_count : 0;
-  }
+  // Where the accumulators take more than 128 registers (AGPRs) the allocation is at its
+  // limit, and writes spread from early on spill (gfx950 256x256 rowwise: 12 bytes).
+  if (stage_next) gg_stream_place_stage(&shape, (int)stage_writes(k), accs * 4 <= 128);
   int capacity = 4 * mfmas + 64 + shape.stage_count + 4 * (k->m_repeat + k->n_acc) * steps;
   gg_stream_item* items = malloc((size_t)capacity * sizeof *items);
   int count = items ? gg_stream_plan(&shape, items, capacity) : -1;

@@ -170,8 +170,8 @@ TEST(LoopModel, DefaultKernelsMeetTheTargets) {
   // its staging is not overlapped.
   const Gap gaps[] = {
       {GG_TARGET_GFX942, GG_B_PLAIN, false, 0, 0.82},
-      {GG_TARGET_GFX950, GG_B_PLAIN, false, 0, 0.62},       {GG_TARGET_GFX950, GG_B_PLAIN, true, 10, 0.75},
-      {GG_TARGET_GFX950, GG_B_PRESHUFFLED, false, 0, 0.65}, {GG_TARGET_GFX950, GG_B_PRESHUFFLED, true, 9, 0.74},
+      {GG_TARGET_GFX950, GG_B_PLAIN, false, 0, 0.67},       {GG_TARGET_GFX950, GG_B_PLAIN, true, 10, 0.79},
+      {GG_TARGET_GFX950, GG_B_PRESHUFFLED, false, 0, 0.71}, {GG_TARGET_GFX950, GG_B_PRESHUFFLED, true, 8, 0.74},
   };
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950})
     for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED})
@@ -250,8 +250,8 @@ TEST(LoopModel, LargerTilesAreAheadAtTheDeepSeekShape) {
 // The order of a tile's work (passes/amdgpu_stream.c) for every shape gg lowers: each MFMA
 // once, fenced; each fragment read before its first MFMA and read_ahead MFMAs ahead of it
 // where the stream allows; each blockwise scaling after its partial's last MFMA and
-// scale_after MFMAs behind it where the stream allows; the next tile's LDS writes one per
-// MFMA from stage_at, each followed by the loads that take its registers.
+// scale_after MFMAs behind it where the stream allows; the next tile's LDS writes one every
+// stage_every MFMAs from stage_at, each followed by the loads that take its registers.
 TEST(Stream, PlansEveryShape) {
   struct Case {
     int steps, span, m_repeat, n_acc, block_steps, pair;
@@ -263,7 +263,8 @@ TEST(Stream, PlansEveryShape) {
   };
   for (const Case& c : cases)
     for (int stage : {0, 8, 16}) {
-      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3, c.n_acc};
+      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3, c.n_acc, 1};
+      if (stage == 16) gg_stream_place_stage(&s, stage, true);  // 8: one per MFMA from 3
       SCOPED_TRACE("steps " + std::to_string(c.steps) + " mr " + std::to_string(c.m_repeat) + " na " +
                    std::to_string(c.n_acc) + " blockwise " + std::to_string(c.block_steps) +
                    " stage " + std::to_string(stage));
@@ -330,6 +331,32 @@ TEST(Stream, PlansEveryShape) {
       }
       ASSERT_EQ((int)stage_at.size(), stage);
       ASSERT_EQ((int)loads_at.size(), stage);
-      for (int w = 0; w < stage; ++w) EXPECT_EQ(stage_at[w], std::min(n, s.stage_at + w));
+      int every = std::max(1, s.stage_every);
+      for (int w = 0; w < stage; ++w) EXPECT_EQ(stage_at[w], std::min(n, s.stage_at + w * every));
     }
+}
+
+// Where the next tile's LDS writes go: spread, from 3/32 of the MFMAs and two apart where
+// they end before the last MFMA; else from a quarter, one apart; and all inside the tile
+// whenever they fit in it.
+TEST(Stream, PlacesStagingWrites) {
+  for (bool spread : {true, false})
+    for (int n : {8, 16, 32, 64, 128})
+      for (int writes = 0; writes <= 2 * n; ++writes) {
+        gg_stream_shape s = {1, 1, n, 1, 0, 1, 4, 2, 0, 0, 1, 0};
+        ASSERT_EQ(gg_stream_mfmas(&s), n);
+        gg_stream_place_stage(&s, writes, spread);
+        SCOPED_TRACE("mfmas " + std::to_string(n) + " writes " + std::to_string(writes) +
+                     (spread ? " spread" : ""));
+        EXPECT_EQ(s.stage_count, writes);
+        int from = spread ? 3 * n / 32 : n / 4;
+        EXPECT_EQ(s.stage_every, spread && writes > 0 && from + 2 * (writes - 1) < n ? 2 : 1);
+        if (writes <= n) {
+          EXPECT_LT(s.stage_at + (writes - 1) * s.stage_every, n) << "every write inside the tile";
+          if (from + (writes - 1) * s.stage_every < n) EXPECT_EQ(s.stage_at, from);
+          else EXPECT_EQ(s.stage_at, n - writes);
+        } else {
+          EXPECT_EQ(s.stage_at, 0) << "more writes than MFMAs start at the first";
+        }
+      }
 }
