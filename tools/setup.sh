@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs everything gg's build, tests and tools need on Debian 12 (bookworm).
+# (python3-matplotlib: bench/gpu/report.py draws docs/performance.md's plot.)
 # Idempotent: when every package is present it changes nothing and returns at once.
 # Run as root (or with sudo available); `make demo` and `make test` call it for you.
 set -eu
 
 # LLVM/MLIR 22 come from bookworm-security; everything else from bookworm main.
 PACKAGES="
-  build-essential make python3 pkgconf
+  build-essential make python3 pkgconf python3-matplotlib
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools llvm-22 lld-22
   libhsa-runtime-dev libgtest-dev libdlpack-dev
   bazel-bootstrap

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""gg against torch._scaled_grouped_mm on one NVIDIA GPU, in one process, on the same
+inputs (issue 14; docs/performance.md gives the method and the results).
+
+    python3 bench/gpu/bench.py DIR [--part main|ranks|all] [--out FILE] [--quick]
+
+DIR holds what bench/gpu/stage.sh staged (libgg_runtime.so, bench.ggb). For every case of
+bench/gpu/cases.py: random FP8 inputs (never zeros), one gg launch and one torch call
+checked against a float32 reference of two groups (gg's output poisoned with NaN first,
+and every row of every group must be written), then each side timed: a CUDA graph of
+launches over rotated copies of the inputs (so the weights come from HBM, not L2),
+replayed after a 0.5 s clock ramp, median per launch. The raw numbers go to FILE as JSON
+(rewritten after every case); a table is printed last."""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases as grid  # noqa: E402
+import ggrt  # noqa: E402
+
+DEV = "cuda"
+F8 = torch.float8_e4m3fn
+ROTATE_BYTES = 256 << 20  # at least this much input per graph: 5x the H200's 50 MiB L2
+MAX_COPIES = 8
+TOLERANCE = 2e-2          # relative Frobenius error against float32 (bf16 output: ~3e-3)
+
+
+def rnd_f8(*shape):
+    return torch.randn(*shape, device=DEV).to(F8)
+
+
+def ramp(seconds=0.5):
+    """Brings the clocks up before a side is timed."""
+    x = torch.randn(4096, 4096, device=DEV, dtype=torch.bfloat16)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(8):
+            x @ x
+        torch.cuda.synchronize()
+
+
+def time_launches(launches, quick):
+    """Median milliseconds per launch of a CUDA graph holding `launches` (callables that
+    enqueue on torch's current stream), after a warm-up outside the graph and a ramp."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for f in launches:
+            f()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for f in launches:
+            f()
+    ramp(0.1 if quick else 0.5)
+    graph.replay()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    graph.replay()
+    torch.cuda.synchronize()
+    estimate = time.perf_counter() - t0
+    reps = int(min(100, max(5, (0.03 if quick else 0.12) / max(estimate, 1e-6))))
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / len(launches))
+    del graph
+    return statistics.median(times)
+
+
+def make_inputs(case):
+    """One copy of a case's inputs: gg's operands and torch's arguments over the same memory."""
+    g, n, k, sizes = case["g"], case["n"], case["k"], case["sizes"]
+    ranks = case["ranks"]
+    offs = torch.tensor(sizes, dtype=torch.int64).cumsum(0).to(torch.int32).to(DEV)
+    if ranks == "2d3d":
+        total = sum(sizes)
+        a, bt = rnd_f8(total, k), rnd_f8(g, n, k)
+        sa = torch.rand(total, device=DEV) + 0.5
+        sb = torch.rand(g, n, device=DEV) + 0.5
+        out = torch.empty(total, n, device=DEV, dtype=torch.bfloat16)
+        gg_ops = (a, bt, sa, sb, offs, out)
+        torch_args = (a, bt.transpose(-2, -1), sa, sb, offs)
+    elif ranks == "3d3d":
+        m = case["m"]
+        a, bt = rnd_f8(g, m, k), rnd_f8(g, n, k)
+        sa = torch.rand(g, m, device=DEV) + 0.5
+        sb = torch.rand(g, n, device=DEV) + 0.5
+        out = torch.empty(g, m, n, device=DEV, dtype=torch.bfloat16)
+        gg_ops = (a, bt, sa, sb, None, out)
+        torch_args = (a, bt.transpose(-2, -1), sa, sb, None)
+    else:  # 2d2d: groups split K
+        m, total_k = case["m"], sum(sizes)
+        a, bt = rnd_f8(m, total_k), rnd_f8(n, total_k)
+        sa = torch.rand(g * m, device=DEV) + 0.5
+        sb = torch.rand(g * n, device=DEV) + 0.5
+        out = torch.empty(g, m, n, device=DEV, dtype=torch.bfloat16)
+        gg_ops = (a, bt, sa, sb, offs, out)
+        torch_args = (a, bt.t(), sa, sb, offs)
+    return gg_ops, torch_args
+
+
+def reference(case, gg_ops, group):
+    """float32 (A.B^T) sa sb of one group, and the slice of the output it fills."""
+    a, bt, sa, sb, _, out = gg_ops
+    sizes = case["sizes"]
+    start = sum(sizes[:group])
+    end = start + sizes[group]
+    if case["ranks"] == "2d3d":
+        ref = (a[start:end].float() @ bt[group].float().t()) * sa[start:end, None] * sb[group][None, :]
+        return ref, (slice(start, end),)
+    if case["ranks"] == "3d3d":
+        ref = (a[group].float() @ bt[group].float().t()) * sa[group][:, None] * sb[group][None, :]
+        return ref, (group,)
+    m, n = case["m"], case["n"]
+    ref = (a[:, start:end].float() @ bt[:, start:end].float().t())
+    ref = ref * sa[group * m:(group + 1) * m, None] * sb[group * n:(group + 1) * n][None, :]
+    return ref, (group,)
+
+
+def check(case, gg_ops, produced):
+    """The worst relative error over the first and last non-empty groups."""
+    groups = [i for i, s in enumerate(case["sizes"]) if s > 0]
+    worst = 0.0
+    for group in sorted({groups[0], groups[-1]}):
+        ref, where = reference(case, gg_ops, group)
+        got = produced[where].float()
+        if not torch.isfinite(got).all():
+            return math.inf
+        norm = ref.norm().item()
+        worst = max(worst, (got - ref).norm().item() / (norm if norm else 1.0))
+    return worst
+
+
+def weight_bytes(case):
+    if case["ranks"] == "2d2d":
+        return 0  # both operands are activations
+    used = sum(1 for s in case["sizes"] if s > 0)
+    return used * case["n"] * case["k"]
+
+
+def input_bytes(case):
+    """The bytes of A and B (FP8) in one copy of a case's inputs."""
+    g, n, k, sizes = case["g"], case["n"], case["k"], case["sizes"]
+    if case["ranks"] == "2d3d":
+        return sum(sizes) * k + g * n * k
+    if case["ranks"] == "3d3d":
+        return g * case["m"] * k + g * n * k
+    return (case["m"] + n) * sum(sizes)
+
+
+def run_case(rt, case, quick):
+    copies = max(1, min(MAX_COPIES, math.ceil(ROTATE_BYTES / input_bytes(case))))
+    if quick:
+        copies = 1
+    inputs = [make_inputs(case) for _ in range(copies)]
+    result = {k: case[k] for k in ("part", "model", "ranks", "n", "k", "g", "m", "split", "total", "sizes", "flops") if k in case}
+    result["copies"] = copies
+    gg_ops = inputs[0][0]
+    # torch: both accumulation modes, checked once, then timed.
+    for fast in (True, False):
+        key = "torch_fast" if fast else "torch_promoted"
+        try:
+            calls = [lambda t=t, fast=fast: torch._scaled_grouped_mm(
+                *t[:4], offs=t[4], out_dtype=torch.bfloat16, use_fast_accum=fast) for _, t in inputs]
+            produced = calls[0]()
+            torch.cuda.synchronize()
+            result[key + "_err"] = check(case, gg_ops, produced)
+            del produced
+            result[key + "_ms"] = time_launches(calls, quick)
+        except Exception as e:  # torch refuses some shapes: say which and why
+            result[key + "_error"] = repr(e)[:300]
+    # gg: every configuration, its output poisoned, checked, then timed.
+    for config, (accum, tile) in grid.CONFIGS.items():
+        try:
+            runs = [rt.prepare(case["ranks"], accum, tile, *ops) for ops, _ in inputs]
+            out = gg_ops[5]
+            out.fill_(float("nan"))
+            runs[0](torch.cuda.current_stream().cuda_stream)
+            torch.cuda.synchronize()
+            # Every element is some group's: none may keep the poison.
+            written = bool(torch.isfinite(out).all())
+            result[f"gg_{config}_err"] = check(case, gg_ops, out) if written else math.inf
+            result[f"gg_{config}_ms"] = time_launches(
+                [lambda r=r: r(torch.cuda.current_stream().cuda_stream) for r in runs], quick)
+        except Exception as e:
+            result[f"gg_{config}_error"] = repr(e)[:300]
+    del inputs
+    return result
+
+
+def tflops(r, key):
+    ms = r.get(key + "_ms")
+    return r["flops"] / ms / 1e9 if ms else None
+
+
+def table(results):
+    head = (f"{'model':17} {'ranks':5} {'N':>5} {'K':>5} {'G':>3} {'split':5} {'M':>6} | "
+            f"{'gg fast':>8} {'128x128':>8} {'torch f':>8} {'ratio':>5} | "
+            f"{'gg prom':>8} {'torch p':>8} {'ratio':>5} | {'W TB/s':>6} ok")
+    lines = [head, "-" * len(head)]
+    for r in results:
+        def f(key):
+            v = tflops(r, key)
+            return f"{v:8.1f}" if v else f"{'-':>8}"
+        def ratio(a, b):
+            x, y = tflops(r, a), tflops(r, b)
+            return f"{x / y:5.2f}" if x and y else f"{'-':>5}"
+        ms = r.get("gg_fast_ms")
+        bw = weight_bytes(r) / ms / 1e9 if ms and weight_bytes(r) else None
+        errs = [v for k, v in r.items() if k.startswith("gg_") and k.endswith("_err")]
+        ok = "ok" if errs and all(e <= TOLERANCE for e in errs) else "FAIL"
+        if any(k.startswith("gg_") and k.endswith("_error") for k in r):
+            ok = "ERR"
+        lines.append(f"{r['model'][:17]:17} {r['ranks']:5} {r['n']:5} {r['k']:5} {r['g']:3} "
+                     f"{r['split']:5} {r['total']:6} | {f('gg_fast')} {f('gg_fast128')} "
+                     f"{f('torch_fast')} {ratio('gg_fast', 'torch_fast')} | {f('gg_promoted')} "
+                     f"{f('torch_promoted')} {ratio('gg_promoted', 'torch_promoted')} | "
+                     f"{(f'{bw:6.2f}' if bw else '     -')} {ok}")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dir")
+    p.add_argument("--part", default="main", choices=["main", "ranks", "all"])
+    p.add_argument("--out", default=None)
+    p.add_argument("--quick", action="store_true", help="one copy, short timings (a smoke run)")
+    p.add_argument("--limit", type=int, default=0, help="only the first N cases")
+    args = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.manual_seed(0)
+    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")])
+    meta = {"date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "device": torch.cuda.get_device_name(0),
+            "torch": torch.__version__, "cuda": torch.version.cuda, "part": args.part,
+            "method": "CUDA graph of rotated-input launches, 0.5 s ramp per side, median per launch"}
+    try:
+        import subprocess
+        meta["nvidia_smi"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit",
+             "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    print(json.dumps(meta), flush=True)
+    todo = grid.cases(args.part)
+    if args.limit:
+        todo = todo[:args.limit]
+    results = []
+    started = time.perf_counter()
+    for i, case in enumerate(todo):
+        r = run_case(rt, case, args.quick)
+        results.append(r)
+        brief = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "sizes"}
+        print(f"[{i + 1}/{len(todo)} {time.perf_counter() - started:.0f}s]", json.dumps(brief), flush=True)
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump({"meta": meta, "results": results}, f, indent=1)
+        failed = [k for k in r if k.startswith("gg_") and k.endswith("_error")]
+        if i == 0 and failed:  # the binding or the bundle is broken: every case would fail
+            print("gg failed on the first case:", r[failed[0]], file=sys.stderr)
+            return 2
+    rt.close()
+    print(table(results))
+    bad = [r for r in results if any(k.startswith("gg_") and (k.endswith("_error") or
+                                                              (k.endswith("_err") and r[k] > TOLERANCE))
+                                     for k in r)]
+    print(f"{len(results)} cases, {len(bad)} with a gg error or a result off the reference")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
