@@ -16,9 +16,10 @@
 //   the tensor) are dropped by the epilogue's row and column predicates; under k_offsets
 //   the K columns of a boundary tile outside the group's range are zeroed in shared memory
 //   before the wgmma reads them (A's columns suffice: every product has an A factor).
-// - Epilogue: straight from the accumulator registers (wgmma's D layout: thread t of a
-//   warpgroup holds rows 16 (t/32) + (t%32)/4 + {0, 8}, columns 8 j + 2 (t%4) + {0, 1}),
-//   scales, bf16, predicated stores.
+// - Epilogue: from the accumulator registers (wgmma's D layout: thread t of a warpgroup
+//   holds rows 16 (t/32) + (t%32)/4 + {0, 8}, columns 8 j + 2 (t%4) + {0, 1}), scales,
+//   bf16, staged through the (then idle) ring so that rows go out in 16-byte stores, with
+//   predicates at the group's edges.
 // - Packed layouts: the group ends are computed at the start of every CTA into shared
 //   memory (a chunked scan over the 384 threads), so no workspace and no second kernel.
 //
@@ -305,8 +306,85 @@ static void emit_promote(gg_text* t, const nvvm_kernel* k, const char* tot, cons
   }
 }
 
+// Whether the output's rows are contiguous (unit column stride), so that the epilogue may
+// store 16-byte vectors of a row.
+static bool rows_contiguous(MlirType out) {
+  int64_t strides[2], offset;
+  return mlirShapedTypeGetRank(out) == 2 &&
+         mlirLogicalResultIsSuccess(mlirMemRefTypeGetStridesAndOffset(out, strides, &offset)) &&
+         strides[1] == 1;
+}
+
+// The staged epilogue's second half: each consumer warpgroup's 64 x tile_n bf16 results,
+// written row by row into shared memory (%epi, words of 2 bf16, rows `row_words` apart),
+// go out as 16-byte stores, 8 columns a thread, a warp a 512-byte row segment; a chunk the
+// group's last column cuts, or one the output's address leaves misaligned, goes element
+// by element.
+static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out_type,
+                               int row_words) {
+  int chunks = k->tn / 8;  // per row
+  line(t, "    %%e_ptr = memref.extract_aligned_pointer_as_index %%out : %s -> index", out_type);
+  line(t, "    %%e_buf, %%e_off, %%e_sizes:2, %%e_strides:2 = memref.extract_strided_metadata %%out : "
+       "%s -> memref<bf16>, index, index, index, index, index", out_type);
+  line(t, "    %%e_chunks = arith.constant %d : index", chunks);
+  line(t, "    %%e_rw = arith.constant %d : index", row_words);
+  line(t, "    %%e_passes = arith.constant %d : index", 64 * chunks / 128);
+  line(t, "    %%c15 = arith.constant 15 : index");
+  line(t, "    scf.for %%ep = %%c0 to %%e_passes step %%c1 {");
+  line(t, "      %%eid0 = arith.muli %%ep, %%c128 : index");
+  line(t, "      %%eid = arith.addi %%eid0, %%t128 : index");
+  line(t, "      %%erow = arith.divui %%eid, %%e_chunks : index");
+  line(t, "      %%echunk = arith.remui %%eid, %%e_chunks : index");
+  line(t, "      %%elr = arith.addi %%rw, %%erow : index");
+  line(t, "      %%erok = arith.cmpi slt, %%elr, %%row_limit : index");
+  line(t, "      scf.if %%erok {");
+  line(t, "        %%esw0 = arith.muli %%erow, %%e_rw : index");
+  line(t, "        %%esw1 = arith.muli %%echunk, %%c4 : index");
+  line(t, "        %%esw = arith.addi %%esw0, %%esw1 : index");
+  line(t, "        %%ev4 = vector.load %%epi[%%esw] {alignment = 16} : memref<%dxi32, " WORKGROUP
+       ">, vector<4xi32>", 64 * row_words);
+  line(t, "        %%ev8 = vector.bitcast %%ev4 : vector<4xi32> to vector<8xbf16>");
+  line(t, "        %%elc = arith.muli %%echunk, %%c8 : index");
+  line(t, "        %%eorow = arith.addi %%out_row, %%elr : index");
+  line(t, "        %%eocol = arith.addi %%out_col, %%elc : index");
+  line(t, "        %%elce = arith.addi %%elc, %%c8 : index");
+  line(t, "        %%efull = arith.cmpi sle, %%elce, %%col_limit : index");
+  line(t, "        %%elin0 = arith.muli %%eorow, %%e_strides#0 : index");
+  line(t, "        %%elin1 = arith.addi %%elin0, %%eocol : index");
+  line(t, "        %%elin = arith.addi %%elin1, %%e_off : index");
+  line(t, "        %%eb0 = arith.muli %%elin, %%c2 : index");
+  line(t, "        %%eb = arith.addi %%eb0, %%e_ptr : index");
+  line(t, "        %%emis = arith.andi %%eb, %%c15 : index");
+  line(t, "        %%eal = arith.cmpi eq, %%emis, %%c0 : index");
+  line(t, "        %%evec = arith.andi %%efull, %%eal : i1");
+  line(t, "        scf.if %%evec {");
+  line(t, "          vector.store %%ev8, %%out[%%eorow, %%eocol] {alignment = 16} : %s, vector<8xbf16>",
+       out_type);
+  line(t, "        } else {");
+  line(t, "          scf.for %%ee = %%c0 to %%c8 step %%c1 {");
+  line(t, "            %%ece = arith.addi %%elc, %%ee : index");
+  line(t, "            %%eok = arith.cmpi slt, %%ece, %%col_limit : index");
+  line(t, "            scf.if %%eok {");
+  line(t, "              %%ex = vector.extract %%ev8[%%ee] : bf16 from vector<8xbf16>");
+  line(t, "              %%eoc = arith.addi %%eocol, %%ee : index");
+  line(t, "              memref.store %%ex, %%out[%%eorow, %%eoc] : %s", out_type);
+  line(t, "            }");
+  line(t, "          }");
+  line(t, "        }");
+  line(t, "      }");
+  line(t, "    }");
+}
+
+// The epilogue. Staged (the kernel has its shared-memory ring and the output's rows are
+// contiguous): once both consumer warpgroups are done with the ring, each writes its
+// results into the ring as bf16 pairs (rows padded by 16 bytes, so a warp's 32 pairs fall
+// in 32 banks), then stores them with emit_staged_stores: 2-byte stores from wgmma's D
+// layout left each warp's store 8 bytes of 8 rows (measured on an H200: the output-bound
+// shapes ran at 0.2-0.4 of torch). Otherwise predicated stores straight from registers.
 static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
-                          MlirValue e_sa, MlirValue e_sb) {
+                          MlirValue e_sa, MlirValue e_sb, bool ring) {
+  bool staged = ring && rows_contiguous(mlirValueGetType(out));
+  int row_words = k->tn / 2 + 4;  // a row of tile_n bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
   gg_text_init(&out_type);
   gg_text_init(&sa_type);
@@ -323,6 +401,24 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   line(t, "    %%r0 = arith.addi %%rA, %%g : index");
   line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
+  if (staged) {
+    // Both consumer warpgroups past their last wgmma (named barrier 3): the ring is free.
+    line(t, "    %%c3_i32 = arith.constant 3 : i32");
+    line(t, "    %%c256_i32 = arith.constant 256 : i32");
+    line(t, "    nvvm.barrier id = %%c3_i32 number_of_threads = %%c256_i32");
+    line(t, "    %%e_wg_bytes = arith.constant %d : index", 64 * row_words * 4);
+    line(t, "    %%e_wg = arith.muli %%cw, %%e_wg_bytes : index");
+    line(t, "    %%e_at = arith.addi %%aoff, %%e_wg : index");
+    line(t, "    %%epi = memref.view %%dyn[%%e_at][] : memref<%lldxi8, " WORKGROUP "> to memref<%dxi32, "
+         WORKGROUP ">", k->smem, 64 * row_words);
+    line(t, "    %%e_rw0 = arith.constant %d : index", row_words);
+    for (int h = 0; h < 2; ++h) {
+      line(t, "    %%er%d0 = arith.addi %%r16, %%g : index", h);
+      line(t, "    %%er%d = arith.addi %%er%d0, %%cc%d : index", h, h, 8 * h);
+      line(t, "    %%ew%d = arith.muli %%er%d, %%e_rw0 : index", h, h);
+      line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
+    }
+  }
   for (int h = 0; h < 2; ++h) {
     line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
     line(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
@@ -362,12 +458,26 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
         } else {
           line(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
         }
+        if (staged) continue;
         line(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, h, j, e);
         line(t, "    scf.if %%ok%d {", i);
         line(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, h, j, e,
           gg_text_str(&out_type));
         line(t, "    }");
       }
+    for (int h = 0; h < 2 && staged; ++h) {
+      int i = 4 * j + 2 * h;
+      line(t, "    %%pk%d = vector.from_elements %%xb%d, %%xb%d : vector<2xbf16>", i, i, i + 1);
+      line(t, "    %%pw%d = vector.bitcast %%pk%d : vector<2xbf16> to vector<1xi32>", i, i);
+      line(t, "    %%pe%d = vector.extract %%pw%d[0] : i32 from vector<1xi32>", i, i);
+      line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, h, 4 * j);
+      line(t, "    memref.store %%pe%d, %%epi[%%pi%d] : memref<%dxi32, " WORKGROUP ">", i, i,
+           64 * row_words);
+    }
+  }
+  if (staged) {
+    line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+    emit_staged_stores(t, k, gg_text_str(&out_type), row_words);
   }
   gg_text_free(&out_type);
   gg_text_free(&sa_type);
@@ -585,7 +695,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   } else {
     acc = acc_name;
   }
-  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB]);
+  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads);
   line(t, "  }");
   line(t, "  return");
   line(t, "}");
