@@ -256,8 +256,9 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
                             operand_label(call->layout, (gg_operand)i), got, expected);
     }
   }
-  // No tile named: at large M on AMD chips, the tile the K loop model ranks first
-  // (gg_tile_config_for); an explicit waves_per_eu stays.
+  // No tile named: the tile gg_tile_config_for gives the rows per group (AMD chips at
+  // large M: the K loop model's first; sm_90a fast rowwise: the one measured faster); an
+  // explicit waves_per_eu stays.
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
     int64_t rows = out->m;
     if ((d->layout == GG_LAYOUT_SIZES || d->layout == GG_LAYOUT_OFFSETS) && d->g > 0)

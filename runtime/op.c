@@ -91,6 +91,15 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
     if (tile.n == 256 && (desc->n < 256 || (desc->b_layout == GG_B_PRESHUFFLED && desc->n % 256 != 0)))
       tile.n = 128;
   }
+  // sm_90a, fast rowwise (the one kind its 128x256 tile holds): measured on an H200
+  // (docs/performance.md, 2026-12-01), 128x256 beat 128x128 in 114 of 131 benchmark cases,
+  // by up to 1.6x. It lost where N is below 2048 (N 1280: 0.56-0.93 below 16384 rows) and
+  // where fewer rows than groups leave one expert busy with fewer than 32 CTAs of 256
+  // columns (one row at N 4096: 0.64). Either way the tile is this or the default, so a
+  // bundle holding both (gg bundle adds this one) serves every M.
+  if (desc->target == GG_TARGET_SM90A && desc->accum == GG_ACCUM_FAST &&
+      desc->scaling == GG_SCALING_ROWWISE && desc->n >= 2048 && (rows_per_group >= 1 || desc->n >= 8192))
+    tile.n = 256;
   tile.loop = desc->tile.loop;
   if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
   return tile;

@@ -406,6 +406,65 @@ TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
+// The tile the entry points take on sm_90a with none named (gg_tile_config_for): 128x256
+// in fast rowwise mode where N is at least 2048 and there is a row per group (or N is at
+// least 8192), as measured on an H200; the default 128x128 otherwise.
+TEST(TileForShape, Sm90aTakesTheWideTileInFastRowwiseMode) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 4096, 7168, 8);
+  d.accum = GG_ACCUM_FAST;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 256);
+  EXPECT_EQ(gg_tile_config_for(&d, 1).n, 256);
+  EXPECT_EQ(gg_tile_config_for(&d, 0).n, 128) << "one busy expert: 16 CTAs of 256 columns";
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).m, 128);
+  d.n = 8192;
+  EXPECT_EQ(gg_tile_config_for(&d, 0).n, 256) << "32 CTAs of 256 columns";
+  d.n = 1280;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "narrow N";
+  d.n = 4096;
+  d.accum = GG_ACCUM_PROMOTED;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "promoted needs a second accumulator set";
+  d.accum = GG_ACCUM_FAST;
+  d.scaling = GG_SCALING_BLOCKWISE;
+  EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "blockwise is promoted";
+}
+
+// ... and the API launches that kernel: B's tensor map boxes 256 rows of it.
+TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
+  gg_problem_spec spec = {};
+  spec.desc = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 2048, 512, 3);
+  int64_t sizes[3] = {100, 0, 29};
+  spec.extents = sizes;
+  spec.m = GG_DYNAMIC;
+  spec.data = GG_DATA_RANDOM;
+  spec.seed = 11;
+  gg_problem* p;
+  ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
+  Configure(p->desc);
+  gg_context* context = gg_test::MemoryContext({}, -1);
+  ASSERT_NE(context, nullptr);
+  gg_cuda_device* device;
+  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  {
+    DeviceBuffers buffers(device, p->desc, p->m);
+    gg_dl_operands operands;
+    gg_dl_wrap(p, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
+    gg_grouped_gemm_call call = {};
+    call.layout = GG_LAYOUT_SIZES;
+    memcpy(call.operands, operands.pointers, sizeof call.operands);
+    for (gg_accum accum : {GG_ACCUM_FAST, GG_ACCUM_PROMOTED}) {
+      call.accum = accum;
+      gg_status status = gg_grouped_gemm(context, &call);
+      ASSERT_EQ(status, GG_OK) << Message(status);
+      EXPECT_EQ(MapOf(fake.launch(0), 1).box[1], accum == GG_ACCUM_FAST ? 256u : 128u);
+      EXPECT_EQ(MapOf(fake.launch(0), 0).box[1], 128u);
+    }
+  }
+  gg_cuda_device_close(device);
+  gg_context_destroy(context);
+  gg_problem_destroy(p);
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
 // Deployment: sm_90a kernels bundled ahead of time load from the bundle (no compile) and
 // launch on the driver; the bundle records the launch metadata (384 threads, the ring's
 // shared memory, two 128-byte maps and the memref fields).

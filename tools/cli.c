@@ -278,8 +278,9 @@ static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* f
   return 0;
 }
 
-// With no --tile, a descriptor for gfx942 or gfx950 also bundles the kernel the entry
-// points take at large M (gg_tile_config_for), so a bundle serves every M.
+// With no --tile, a descriptor for gfx942 or gfx950 (or sm_90a in fast rowwise mode) also
+// bundles the kernel the entry points take at large M (gg_tile_config_for), so a bundle
+// serves every M.
 static int bundle_list_add_with_large_m(bundle_list* l, const gg_op_desc* desc, const char* flags) {
   int code = bundle_list_add(l, desc, flags);
   if (!code) ++l->given;

@@ -119,8 +119,10 @@ gg_tile_config gg_tile_config_default(void);
 // the K loop model ranks first at large M (docs/amd-model.md): gfx942 256x128x128
 // (rowwise) or 128x256x128 (blockwise), gfx950 256x256x128 (rowwise) or 128x256x128
 // (blockwise), waves_per_eu 1, with 128 columns where N is below 256 (or, with
-// preshuffled B, not a multiple of 256). desc's loop form, and its waves_per_eu when not
-// 0, are kept (as gg_op_desc_with_defaults keeps them).
+// preshuffled B, not a multiple of 256); on sm_90a in fast rowwise mode, 128x256x128
+// where N is at least 2048 and there is a row per group (or N is at least 8192), as
+// measured on an H200 (docs/performance.md). desc's loop form, and its waves_per_eu when
+// not 0, are kept (as gg_op_desc_with_defaults keeps them).
 gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group);
 
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
