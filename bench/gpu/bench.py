@@ -161,7 +161,7 @@ def input_bytes(case):
     return (case["m"] + n) * sum(sizes)
 
 
-def run_case(rt, case, quick):
+def run_case(rt, case, quick, only=None):
     copies = max(1, min(MAX_COPIES, math.ceil(ROTATE_BYTES / input_bytes(case))))
     if quick:
         copies = 1
@@ -172,6 +172,8 @@ def run_case(rt, case, quick):
     # torch: both accumulation modes, checked once, then timed.
     for fast in (True, False):
         key = "torch_fast" if fast else "torch_promoted"
+        if only and key != "torch_" + only:
+            continue
         try:
             calls = [lambda t=t, fast=fast: torch._scaled_grouped_mm(
                 *t[:4], offs=t[4], out_dtype=torch.bfloat16, use_fast_accum=fast) for _, t in inputs]
@@ -184,6 +186,8 @@ def run_case(rt, case, quick):
             result[key + "_error"] = repr(e)[:300]
     # gg: every configuration, its output poisoned, checked, then timed.
     for config, (accum, tile) in grid.CONFIGS.items():
+        if only and accum != only:
+            continue
         try:
             runs = [rt.prepare(case["ranks"], accum, tile, *ops) for ops, _ in inputs]
             out = gg_ops[5]
@@ -239,6 +243,7 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--quick", action="store_true", help="one copy, short timings (a smoke run)")
     p.add_argument("--limit", type=int, default=0, help="only the first N cases")
+    p.add_argument("--only", choices=["fast", "promoted"], help="one accumulation mode, both sides")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
@@ -260,7 +265,7 @@ def main():
     results = []
     started = time.perf_counter()
     for i, case in enumerate(todo):
-        r = run_case(rt, case, args.quick)
+        r = run_case(rt, case, args.quick, args.only)
         results.append(r)
         brief = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "sizes"}
         print(f"[{i + 1}/{len(todo)} {time.perf_counter() - started:.0f}s]", json.dumps(brief), flush=True)

@@ -1,6 +1,6 @@
 // gg-to-nvvm: the tiled IR becomes one sm_90a gpu.func of three warpgroups: a TMA
 // producer feeding a ring of stages under full/empty mbarriers, two wgmma consumers, and
-// a predicated epilogue; then the NVVM lowering and PTX.
+// an epilogue staged through the ring; then the NVVM lowering and PTX.
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
 // RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
@@ -40,9 +40,15 @@
 // KERNEL: nvvm.wgmma.wait.group.sync.aligned 0
 // KERNEL: nvgpu.mbarrier.arrive
 // KERNEL: arith.addf
-// Epilogue: bf16 stores predicated on the group's rows and columns.
+// Epilogue: once both consumer warpgroups are past the ring (a 256-thread named
+// barrier), bf16 pairs into it, the warpgroup's barrier, then 16-byte row stores, and
+// element stores predicated on the group's rows and columns where a chunk is cut.
+// KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // KERNEL: arith.truncf %{{.*}} : f32 to bf16
-// KERNEL: scf.if
+// KERNEL: memref.store %{{.*}} : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
+// KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// KERNEL: vector.load %{{.*}} {alignment = 16 : i64} : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// KERNEL: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x256xbf16>, vector<8xbf16>
 // KERNEL: memref.store %{{.*}} : memref<?x256xbf16>
 // KERNEL-NOT: gg.
 
