@@ -316,18 +316,17 @@ static bool rows_contiguous(MlirType out) {
 }
 
 // The staged epilogue's second half: each consumer warpgroup's 64 x tile_n bf16 results,
-// written row by row into shared memory (%epi, words of 2 bf16, rows `row_words` apart),
-// go out as 16-byte stores, 8 columns a thread, a warp a 512-byte row segment; a chunk the
+// written row by row into shared memory (%epi, words of 2 bf16, tile rows %e_rw words
+// apart), go out as 16-byte stores, 8 columns a thread, a warp a 512-byte row segment; a chunk the
 // group's last column cuts, or one the output's address leaves misaligned, goes element
 // by element.
 static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out_type,
-                               int row_words) {
+                               int row_words) {  // row_words: %e_rw, for %epi's type
   int chunks = k->tn / 8;  // per row
   line(t, "    %%e_ptr = memref.extract_aligned_pointer_as_index %%out : %s -> index", out_type);
   line(t, "    %%e_buf, %%e_off, %%e_sizes:2, %%e_strides:2 = memref.extract_strided_metadata %%out : "
        "%s -> memref<bf16>, index, index, index, index, index", out_type);
   line(t, "    %%e_chunks = arith.constant %d : index", chunks);
-  line(t, "    %%e_rw = arith.constant %d : index", row_words);
   line(t, "    %%e_passes = arith.constant %d : index", 64 * chunks / 128);
   line(t, "    %%c15 = arith.constant 15 : index");
   line(t, "    scf.for %%ep = %%c0 to %%e_passes step %%c1 {");
@@ -338,11 +337,11 @@ static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out
   line(t, "      %%elr = arith.addi %%rw, %%erow : index");
   line(t, "      %%erok = arith.cmpi slt, %%elr, %%row_limit : index");
   line(t, "      scf.if %%erok {");
-  line(t, "        %%esw0 = arith.muli %%erow, %%e_rw : index");
+  line(t, "        %%esw0 = arith.muli %%elr, %%e_rw : index");
   line(t, "        %%esw1 = arith.muli %%echunk, %%c4 : index");
   line(t, "        %%esw = arith.addi %%esw0, %%esw1 : index");
   line(t, "        %%ev4 = vector.load %%epi[%%esw] {alignment = 16} : memref<%dxi32, " WORKGROUP
-       ">, vector<4xi32>", 64 * row_words);
+       ">, vector<4xi32>", 128 * row_words);
   line(t, "        %%ev8 = vector.bitcast %%ev4 : vector<4xi32> to vector<8xbf16>");
   line(t, "        %%elc = arith.muli %%echunk, %%c8 : index");
   line(t, "        %%eorow = arith.addi %%out_row, %%elr : index");
@@ -406,16 +405,12 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
     line(t, "    %%c3_i32 = arith.constant 3 : i32");
     line(t, "    %%c256_i32 = arith.constant 256 : i32");
     line(t, "    nvvm.barrier id = %%c3_i32 number_of_threads = %%c256_i32");
-    line(t, "    %%e_wg_bytes = arith.constant %d : index", 64 * row_words * 4);
-    line(t, "    %%e_wg = arith.muli %%cw, %%e_wg_bytes : index");
-    line(t, "    %%e_at = arith.addi %%aoff, %%e_wg : index");
-    line(t, "    %%epi = memref.view %%dyn[%%e_at][] : memref<%lldxi8, " WORKGROUP "> to memref<%dxi32, "
-         WORKGROUP ">", k->smem, 64 * row_words);
-    line(t, "    %%e_rw0 = arith.constant %d : index", row_words);
+    // The tile's 128 rows from the ring's start: warpgroup cw's 64 from row 64 cw.
+    line(t, "    %%epi = memref.view %%dyn[%%aoff][] : memref<%lldxi8, " WORKGROUP "> to memref<%dxi32, "
+         WORKGROUP ">", k->smem, 128 * row_words);
+    line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
-      line(t, "    %%er%d0 = arith.addi %%r16, %%g : index", h);
-      line(t, "    %%er%d = arith.addi %%er%d0, %%cc%d : index", h, h, 8 * h);
-      line(t, "    %%ew%d = arith.muli %%er%d, %%e_rw0 : index", h, h);
+      line(t, "    %%ew%d = arith.muli %%r%d, %%e_rw : index", h, h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
   }
@@ -472,7 +467,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
       line(t, "    %%pe%d = vector.extract %%pw%d[0] : i32 from vector<1xi32>", i, i);
       line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, h, 4 * j);
       line(t, "    memref.store %%pe%d, %%epi[%%pi%d] : memref<%dxi32, " WORKGROUP ">", i, i,
-           64 * row_words);
+           128 * row_words);
     }
   }
   if (staged) {
