@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -337,30 +338,53 @@ TEST(FakeCuda, RefusalsComeBeforeAnyWrite) {
   gg_cuda_device_close(device);
 }
 
-// The public API: kDLCUDA tensors, the caller's stream, the synchronous convenience path,
-// and capture into a graph that replays the launch.
-TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
+// A stacked problem of `d` (groups of 100, 0 and 29 rows, random data from `seed`) in the
+// stand-in's device memory, a memory-only context, and a gg_grouped_gemm call on them;
+// freed in reverse when it goes.
+struct StackedCall {
+  gg_problem* problem = nullptr;
+  gg_context* context = nullptr;
+  gg_cuda_device* device = nullptr;
+  std::unique_ptr<DeviceBuffers> buffers;
+  gg_dl_operands operands;
+  gg_grouped_gemm_call call = {};
+  ~StackedCall() {
+    buffers.reset();
+    if (device) gg_cuda_device_close(device);
+    if (context) gg_context_destroy(context);
+    if (problem) gg_problem_destroy(problem);
+  }
+};
+
+void MakeStackedCall(const gg_op_desc& d, uint64_t seed, StackedCall* c) {
   gg_problem_spec spec = {};
-  spec.desc = Desc(GG_LAYOUT_SIZES);
+  spec.desc = d;
   int64_t sizes[3] = {100, 0, 29};
   spec.extents = sizes;
   spec.m = GG_DYNAMIC;
   spec.data = GG_DATA_RANDOM;
-  spec.seed = 7;
-  gg_problem* p;
-  ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
-  Configure(p->desc);
-  gg_context* context = gg_test::MemoryContext({}, -1);
-  ASSERT_NE(context, nullptr);
-  gg_cuda_device* device;
-  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
+  spec.seed = seed;
+  ASSERT_EQ(gg_problem_create(&spec, &c->problem), GG_OK);
+  Configure(c->problem->desc);
+  c->context = gg_test::MemoryContext({}, -1);
+  ASSERT_NE(c->context, nullptr);
+  ASSERT_EQ(gg_cuda_device_open(0, &c->device), GG_OK);
+  c->buffers.reset(new DeviceBuffers(c->device, c->problem->desc, c->problem->m));
+  gg_dl_wrap(c->problem, c->buffers->pointers, DLDevice{kDLCUDA, 0}, &c->operands);
+  c->call.layout = GG_LAYOUT_SIZES;
+  memcpy(c->call.operands, c->operands.pointers, sizeof c->call.operands);
+}
+
+// The public API: kDLCUDA tensors, the caller's stream, the synchronous convenience path,
+// and capture into a graph that replays the launch.
+TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
   {
-    DeviceBuffers buffers(device, p->desc, p->m);
-    gg_dl_operands operands;
-    gg_dl_wrap(p, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
-    gg_grouped_gemm_call call = {};
-    call.layout = GG_LAYOUT_SIZES;
-    memcpy(call.operands, operands.pointers, sizeof call.operands);
+    StackedCall c;
+    MakeStackedCall(Desc(GG_LAYOUT_SIZES), 7, &c);
+    if (HasFatalFailure()) return;
+    gg_context* context = c.context;
+    gg_cuda_device* device = c.device;
+    gg_grouped_gemm_call& call = c.call;
     // Synchronous: one launch, then the stream is waited for.
     int launches = fake.launches(), syncs = fake.synchronizes();
     gg_status status = gg_grouped_gemm(context, &call);
@@ -399,9 +423,6 @@ TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {
     gg_context_cache_stats(context, &stats);
     EXPECT_EQ(stats.compiles, 2u);
   }
-  gg_cuda_device_close(device);
-  gg_context_destroy(context);
-  gg_problem_destroy(p);
   EXPECT_EQ(fake.retained(), 0);
   EXPECT_EQ(fake.live_allocations(), 0);
 }
@@ -430,38 +451,18 @@ TEST(TileForShape, Sm90aTakesTheWideTileInFastRowwiseMode) {
 
 // ... and the API launches that kernel: B's tensor map boxes 256 rows of it.
 TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
-  gg_problem_spec spec = {};
-  spec.desc = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 2048, 512, 3);
-  int64_t sizes[3] = {100, 0, 29};
-  spec.extents = sizes;
-  spec.m = GG_DYNAMIC;
-  spec.data = GG_DATA_RANDOM;
-  spec.seed = 11;
-  gg_problem* p;
-  ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
-  Configure(p->desc);
-  gg_context* context = gg_test::MemoryContext({}, -1);
-  ASSERT_NE(context, nullptr);
-  gg_cuda_device* device;
-  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
   {
-    DeviceBuffers buffers(device, p->desc, p->m);
-    gg_dl_operands operands;
-    gg_dl_wrap(p, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
-    gg_grouped_gemm_call call = {};
-    call.layout = GG_LAYOUT_SIZES;
-    memcpy(call.operands, operands.pointers, sizeof call.operands);
+    StackedCall c;
+    MakeStackedCall(gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 2048, 512, 3), 11, &c);
+    if (HasFatalFailure()) return;
     for (gg_accum accum : {GG_ACCUM_FAST, GG_ACCUM_PROMOTED}) {
-      call.accum = accum;
-      gg_status status = gg_grouped_gemm(context, &call);
+      c.call.accum = accum;
+      gg_status status = gg_grouped_gemm(c.context, &c.call);
       ASSERT_EQ(status, GG_OK) << Message(status);
       EXPECT_EQ(MapOf(fake.launch(0), 1).box[1], accum == GG_ACCUM_FAST ? 256u : 128u);
       EXPECT_EQ(MapOf(fake.launch(0), 0).box[1], 128u);
     }
   }
-  gg_cuda_device_close(device);
-  gg_context_destroy(context);
-  gg_problem_destroy(p);
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
