@@ -144,13 +144,6 @@ def check(case, gg_ops, produced):
     return worst
 
 
-def weight_bytes(case):
-    if case["ranks"] == "2d2d":
-        return 0  # both operands are activations
-    used = sum(1 for s in case["sizes"] if s > 0)
-    return used * case["n"] * case["k"]
-
-
 def input_bytes(case):
     """The bytes of A and B (FP8) in one copy of a case's inputs."""
     g, n, k, sizes = case["g"], case["n"], case["k"], case["sizes"]
@@ -205,11 +198,6 @@ def run_case(rt, case, quick, only=None):
     return result
 
 
-def tflops(r, key):
-    ms = r.get(key + "_ms")
-    return r["flops"] / ms / 1e9 if ms else None
-
-
 def table(results):
     head = (f"{'model':17} {'ranks':5} {'N':>5} {'K':>5} {'G':>3} {'split':5} {'M':>6} | "
             f"{'gg fast':>8} {'128x128':>8} {'torch f':>8} {'ratio':>5} | "
@@ -217,13 +205,12 @@ def table(results):
     lines = [head, "-" * len(head)]
     for r in results:
         def f(key):
-            v = tflops(r, key)
+            v = grid.tflops(r, key)
             return f"{v:8.1f}" if v else f"{'-':>8}"
         def ratio(a, b):
-            x, y = tflops(r, a), tflops(r, b)
+            x, y = grid.tflops(r, a), grid.tflops(r, b)
             return f"{x / y:5.2f}" if x and y else f"{'-':>5}"
-        ms = r.get("gg_fast_ms")
-        bw = weight_bytes(r) / ms / 1e9 if ms and weight_bytes(r) else None
+        bw = grid.weight_tbs(r, "gg_fast")
         errs = [v for k, v in r.items() if k.startswith("gg_") and k.endswith("_err")]
         ok = "ok" if errs and all(e <= TOLERANCE for e in errs) else "FAIL"
         if any(k.startswith("gg_") and k.endswith("_error") for k in r):

@@ -104,6 +104,26 @@ def bundle_line(case, config):
     return line
 
 
+def tflops(result, key):
+    """TFLOP/s of one side of a measured case (key: gg_fast, torch_promoted, ...), or None."""
+    ms = result.get(key + "_ms")
+    return result["flops"] / ms / 1e9 if ms else None
+
+
+def weight_bytes(case):
+    """The bytes of the experts that have rows (0 for 2D-2D: both operands are activations)."""
+    if case["ranks"] == "2d2d":
+        return 0
+    used = sum(1 for s in case["sizes"] if s > 0)
+    return used * case["n"] * case["k"]
+
+
+def weight_tbs(result, key):
+    """TB/s of weights one side of a measured case streams, or None."""
+    ms = result.get(key + "_ms")
+    return weight_bytes(result) / ms / 1e9 if ms and weight_bytes(result) else None
+
+
 def kernel_lines(part="all"):
     lines = []
     for case in cases(part):

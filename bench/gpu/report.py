@@ -1,33 +1,25 @@
 #!/usr/bin/env python3
 """docs/performance.md's tables and plot from the JSON that bench/gpu/bench.py saved.
 
-    python3 bench/gpu/report.py --png docs/performance-deepseek.png RESULTS.json...
+    python3 bench/gpu/report.py --png docs/performance/deepseek-DATE.png RESULTS.json...
 
 Prints markdown: the summary (median gg/torch ratio per accumulation mode, decode and
 large-M figures) and one row per case. Runs here (matplotlib), not on the GPU machine."""
 import argparse
 import json
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cases import tflops, weight_tbs  # noqa: E402
 
 DECODE_M = 128  # total_M at or below it: weight-bandwidth bound
-
-
-def tflops(r, key):
-    ms = r.get(key + "_ms")
-    return r["flops"] / ms / 1e9 if ms else None
 
 
 def ratio(r, gg, torch):
     a, b = tflops(r, gg), tflops(r, torch)
     return a / b if a and b else None
-
-
-def weight_tbs(r, key):
-    ms = r.get(key + "_ms")
-    if not ms or r["ranks"] == "2d2d":
-        return None
-    used = sum(1 for s in r["sizes"] if s > 0)
-    return used * r["n"] * r["k"] / ms / 1e9
 
 
 def fmt(v, digits=1):
