@@ -1,10 +1,15 @@
 // gg-to-nvvm: lowers tile-level gg IR to a gpu.module kernel for NVIDIA Hopper (sm_90a).
-// One CTA of three warpgroups (384 threads) computes one tile_m x tile_n tile:
+// Persistent CTAs of three warpgroups (384 threads): the launch gives at most one CTA per
+// SM (gg_sm90_launch_ctas) and each walks the virtual grid's tile_m x tile_n tiles (the
+// gg.grid extents, x fastest) from its block id in steps of the launch's CTAs. Each role
+// walks them in a loop of its own (the grid's body, cloned), after setting its register
+// budget once (nvvm.setmaxregister):
 //
 // - Warpgroup 0 is the producer: thread 0 issues TMA loads (nvgpu.tma.async.load) of the
 //   A tile (tile_m x 128 bytes) and the B tile (tile_n x 128) of each K tile into a ring
-//   of shared-memory stages, 128-byte swizzled, guarded by full/empty mbarriers; it gives
-//   registers to the consumers (nvvm.setmaxregister).
+//   of shared-memory stages, 128-byte swizzled, guarded by full/empty mbarriers. The ring
+//   runs on across the CTA's tiles (a per-role count of K tiles gives stage and phase), so
+//   the next tile's loads go out while the consumers are still in this tile's epilogue.
 // - Warpgroups 1 and 2 are consumers: each owns 64 rows and issues m64nNk32 e4m3 wgmma
 //   (nvvm.wgmma.mma_async) from shared memory, with descriptors computed here (128-byte
 //   swizzle, 1024-byte stride between 8-row groups, +32 bytes per k32 step). nvgpu's own
@@ -18,9 +23,10 @@
 //   before the wgmma reads them (A's columns suffice: every product has an A factor).
 // - Epilogue: from the accumulator registers (wgmma's D layout: thread t of a warpgroup
 //   holds rows 16 (t/32) + (t%32)/4 + {0, 8}, columns 8 j + 2 (t%4) + {0, 1}), scales,
-//   bf16, staged through the (then idle) ring so that rows go out in 16-byte stores, with
+//   bf16, staged 64 columns at a time through an epilogue buffer of its own (not the ring,
+//   which the producer is refilling) so that rows go out in 16-byte stores, with
 //   predicates at the group's edges.
-// - Packed layouts: the group ends are computed at the start of every CTA into shared
+// - Packed layouts: the group ends are computed once at the start of every CTA into shared
 //   memory (a chunked scan over the 384 threads), so no workspace and no second kernel.
 //
 // The tensor maps come first among the kernel's arguments, as !llvm.ptr; gg-nvvm-abi
@@ -158,7 +164,7 @@ static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue t
 
 // Template arguments, in order; the epilogue's are the gg.epilogue operands 1..10.
 enum {
-  ARG_TMA_A, ARG_TMA_B, ARG_DSMEM, ARG_TID,
+  ARG_TMA_A, ARG_TMA_B, ARG_DSMEM, ARG_TID, ARG_BAR, ARG_ITER,
   ARG_A_ROW0, ARG_K_LO, ARG_K_HI, ARG_B_ROW0,
   ARG_S_SA, ARG_S_SB, ARG_S_SA_ROW, ARG_S_SA_KSTRIDE, ARG_S_ROWS, ARG_S_SB_BASE, ARG_S_SB_COL,
   ARG_S_SB_KSTRIDE,
@@ -166,6 +172,8 @@ enum {
   ARG_E_SA_ROW, ARG_E_SB_BASE, ARG_E_SB_COL,
   ARG_COUNT
 };
+
+typedef enum tile_role { ROLE_PRODUCER, ROLE_CONSUMER } tile_role;
 
 typedef struct tile_ops {
   MlirOperation load_a, load_b, load_scales, epilogue;
@@ -185,7 +193,7 @@ static void line(gg_text* t, const char* format, ...) {
 
 static void emit_signature(gg_text* t, const MlirValue* args) {
   static const char* const names[ARG_COUNT] = {
-      "tma_a", "tma_b", "dsmem", "tid", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
+      "tma_a", "tma_b", "dsmem", "tid", "bar", "iter", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
       "s_sa_row", "s_sa_kstride", "s_rows", "s_sb_base", "s_sb_col", "s_sb_kstride", "out",
       "e_sa", "e_sb", "out_row", "row_limit", "out_col", "col_limit", "e_sa_row", "e_sb_base",
       "e_sb_col"};
@@ -315,21 +323,24 @@ static bool rows_contiguous(MlirType out) {
          strides[1] == 1;
 }
 
-// The staged epilogue's second half: each consumer warpgroup's 64 x tile_n bf16 results,
-// written row by row into shared memory (%epi, words of 2 bf16, tile rows %e_rw words
-// apart), go out as 16-byte stores, 8 columns a thread, a warp a 512-byte row segment; a chunk the
-// group's last column cuts, or one the output's address leaves misaligned, goes element
-// by element.
-static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out_type,
-                               int row_words) {  // row_words: %e_rw, for %epi's type
-  int chunks = k->tn / 8;  // per row
+// The staged epilogue's stores, set up once per tile: the output's base address and strides.
+static void emit_staged_setup(gg_text* t, const char* out_type) {
   line(t, "    %%e_ptr = memref.extract_aligned_pointer_as_index %%out : %s -> index", out_type);
   line(t, "    %%e_buf, %%e_off, %%e_sizes:2, %%e_strides:2 = memref.extract_strided_metadata %%out : "
        "%s -> memref<bf16>, index, index, index, index, index", out_type);
-  line(t, "    %%e_chunks = arith.constant %d : index", chunks);
-  line(t, "    %%e_passes = arith.constant %d : index", 64 * chunks / 128);
+  line(t, "    %%e_chunks = arith.constant %d : index", GG_SM90_EPILOGUE_COLS / 8);
+  line(t, "    %%e_passes = arith.constant %d : index", 64 * (GG_SM90_EPILOGUE_COLS / 8) / 128);
   line(t, "    %%c15 = arith.constant 15 : index");
+}
+
+// The staged epilogue's second half, for the tile's columns [col0, col0 + EPILOGUE_COLS):
+// each consumer warpgroup's 64 rows of them, written row by row into shared memory (%epi,
+// words of 2 bf16, tile rows %e_rw words apart), go out as 16-byte stores, 8 columns a
+// thread, a warp four 128-byte row segments; a chunk the group's last column cuts, or one
+// the output's address leaves misaligned, goes element by element.
+static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, int col0) {
   line(t, "    scf.for %%ep = %%c0 to %%e_passes step %%c1 {");
+  line(t, "      %%e_col0 = arith.constant %d : index", col0);
   line(t, "      %%eid0 = arith.muli %%ep, %%c128 : index");
   line(t, "      %%eid = arith.addi %%eid0, %%t128 : index");
   line(t, "      %%erow = arith.divui %%eid, %%e_chunks : index");
@@ -343,7 +354,8 @@ static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out
   line(t, "        %%ev4 = vector.load %%epi[%%esw] {alignment = 16} : memref<%dxi32, " WORKGROUP
        ">, vector<4xi32>", 128 * row_words);
   line(t, "        %%ev8 = vector.bitcast %%ev4 : vector<4xi32> to vector<8xbf16>");
-  line(t, "        %%elc = arith.muli %%echunk, %%c8 : index");
+  line(t, "        %%elc0 = arith.muli %%echunk, %%c8 : index");
+  line(t, "        %%elc = arith.addi %%elc0, %%e_col0 : index");
   line(t, "        %%eorow = arith.addi %%out_row, %%elr : index");
   line(t, "        %%eocol = arith.addi %%out_col, %%elc : index");
   line(t, "        %%elce = arith.addi %%elc, %%c8 : index");
@@ -374,16 +386,18 @@ static void emit_staged_stores(gg_text* t, const nvvm_kernel* k, const char* out
   line(t, "    }");
 }
 
-// The epilogue. Staged (the kernel has its shared-memory ring and the output's rows are
-// contiguous): once both consumer warpgroups are done with the ring, each writes its
-// results into the ring as bf16 pairs (rows padded by 16 bytes, so a warp's 32 pairs fall
-// in 32 banks), then stores them with emit_staged_stores: 2-byte stores from wgmma's D
-// layout left each warp's store 8 bytes of 8 rows (measured on an H200: the output-bound
-// shapes ran at 0.2-0.4 of torch). Otherwise predicated stores straight from registers.
+// The epilogue. Staged (the kernel has its shared memory and the output's rows are
+// contiguous): each consumer warpgroup writes its results, EPILOGUE_COLS columns at a
+// time, into its 64 rows of the epilogue buffer as bf16 pairs (rows padded by 16 bytes, so
+// a warp's 32 pairs fall in 32 banks), then stores them with emit_staged_stores: 2-byte
+// stores from wgmma's D layout left each warp's store 8 bytes of 8 rows (measured on an
+// H200: the output-bound shapes ran at 0.2-0.4 of torch). The buffer is the epilogue's
+// own, so the producer fills the ring with the next tile meanwhile. Otherwise predicated
+// stores straight from registers.
 static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
                           MlirValue e_sa, MlirValue e_sb, bool ring) {
   bool staged = ring && rows_contiguous(mlirValueGetType(out));
-  int row_words = k->tn / 2 + 4;  // a row of tile_n bf16 and 16 bytes of padding
+  int row_words = GG_SM90_EPILOGUE_COLS / 2 + 4;  // a row of bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
   gg_text_init(&out_type);
   gg_text_init(&sa_type);
@@ -401,18 +415,17 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   if (staged) {
-    // Both consumer warpgroups past their last wgmma (named barrier 3): the ring is free.
-    line(t, "    %%c3_i32 = arith.constant 3 : i32");
-    line(t, "    %%c256_i32 = arith.constant 256 : i32");
-    line(t, "    nvvm.barrier id = %%c3_i32 number_of_threads = %%c256_i32");
-    // The tile's 128 rows from the ring's start: warpgroup cw's 64 from row 64 cw.
-    line(t, "    %%epi = memref.view %%dyn[%%aoff][] : memref<%lldxi8, " WORKGROUP "> to memref<%dxi32, "
+    // The tile's 128 rows: warpgroup cw's 64 from row 64 cw.
+    line(t, "    %%epi_at = arith.constant %lld : index", (long long)gg_sm90_epilogue_offset(&k->desc));
+    line(t, "    %%epi_off = arith.addi %%aoff, %%epi_at : index");
+    line(t, "    %%epi = memref.view %%dyn[%%epi_off][] : memref<%lldxi8, " WORKGROUP "> to memref<%dxi32, "
          WORKGROUP ">", k->smem, 128 * row_words);
     line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
       line(t, "    %%ew%d = arith.muli %%r%d, %%e_rw : index", h, h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
+    emit_staged_setup(t, gg_text_str(&out_type));
   }
   for (int h = 0; h < 2; ++h) {
     line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
@@ -427,6 +440,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
       emit_guarded_load(t, name, ok, "%e_sa", gg_text_str(&sa_type), index);
     }
   }
+  int chunk_j = staged ? GG_SM90_EPILOGUE_COLS / 8 : k->tn / 8;  // column groups of 8 a chunk
   for (int j = 0; j < k->tn / 8; ++j) {
     for (int e = 0; e < 2; ++e) {
       line(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
@@ -465,21 +479,61 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
       line(t, "    %%pk%d = vector.from_elements %%xb%d, %%xb%d : vector<2xbf16>", i, i, i + 1);
       line(t, "    %%pw%d = vector.bitcast %%pk%d : vector<2xbf16> to vector<1xi32>", i, i);
       line(t, "    %%pe%d = vector.extract %%pw%d[0] : i32 from vector<1xi32>", i, i);
-      line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, h, 4 * j);
+      line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, h, 4 * (j % chunk_j));
       line(t, "    memref.store %%pe%d, %%epi[%%pi%d] : memref<%dxi32, " WORKGROUP ">", i, i,
            128 * row_words);
     }
-  }
-  if (staged) {
-    line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-    emit_staged_stores(t, k, gg_text_str(&out_type), row_words);
+    if (staged && j % chunk_j == chunk_j - 1) {
+      // The chunk's words are written; read back before the next chunk (or tile) reuses them.
+      line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j));
+      line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+    }
   }
   gg_text_free(&out_type);
   gg_text_free(&sa_type);
   gg_text_free(&sb_type);
 }
 
-static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, const MlirValue* args) {
+// The producer's share of a tile: thread 0 waits for each stage to be free (from the
+// ring's second round on: %iter counts the K tiles of the CTA's tiles so far) and issues
+// its A and B loads.
+static void emit_producer(gg_text* t, const nvvm_kernel* k) {
+  line(t, "  scf.if %%is0 {");
+  line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
+  line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
+  line(t, "      %%gk = arith.addi %%it0, %%kt : index");
+  line(t, "      %%s = arith.remui %%gk, %%cS : index");
+  line(t, "      %%r = arith.divui %%gk, %%cS : index");
+  line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
+  line(t, "      scf.if %%again {");
+  line(t, "        %%r1 = arith.subi %%r, %%c1 : index");
+  line(t, "        %%r1i = arith.index_cast %%r1 : index to i64");
+  line(t, "        %%pb = arith.trunci %%r1i : i64 to i1");
+  line(t, "        %%se = arith.addi %%s, %%cS : index");
+  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
+  line(t, "      }");
+  line(t, "      %%so = arith.muli %%s, %%cStage : index");
+  line(t, "      %%ao = arith.addi %%aoff, %%so : index");
+  line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
+  line(t, "      %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
+  line(t, "      %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
+  line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
+  line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
+  line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+  line(t, "      nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
+  line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
+  line(t, "    }");
+  line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
+  line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
+  line(t, "  }");
+}
+
+// One role's share of a tile: the producer's loads, or the consumers' wgmma and epilogue.
+// The ring runs on across the CTA's tiles: %iter holds how many K tiles the role has gone
+// through, so stage and phase continue where the previous tile left them.
+static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, const MlirValue* args,
+                      tile_role role) {
   bool loads = !mlirOperationIsNull(ops->load_a);
   emit_signature(t, args);
   line(t, "  %%c0 = arith.constant 0 : index");
@@ -501,7 +555,6 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   line(t, "  %%lane = arith.remui %%tid, %%c32 : index");
   line(t, "  %%lane0 = arith.cmpi eq, %%lane, %%c0 : index");
   line(t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
-  line(t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
   line(t, "  %%cw = arith.subi %%wg, %%c1 : index");
   // K tiles: from the 128-aligned tile holding k_lo to k_hi.
   if (loads) {
@@ -513,13 +566,6 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   } else {
     line(t, "  %%nk = arith.constant 0 : index");
   }
-  line(t, "  %%f0s = llvm.mlir.constant(0.0 : f32) : f32");
-  line(t, "  %%z0 = llvm.mlir.poison : %s", k->acc_type);
-  for (int i = 0; i < k->acc_count; ++i)
-    line(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
-  const char* acc = NULL;
-  char acc_name[32];
-  snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
   if (loads) {
     line(t, "  %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
     line(t, "  %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
@@ -533,50 +579,20 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     line(t, "  %%aoff = arith.subi %%abase, %%base : index");
     line(t, "  %%cStage = arith.constant %lld : index", k->stage_bytes);
     line(t, "  %%cAB = arith.constant %lld : index", k->a_bytes);
-    line(t, "  %%bar = nvgpu.mbarrier.create -> !bar");
-    line(t, "  scf.if %%is0 {");
-    for (int s = 0; s < k->stages; ++s) {
-      line(t, "    %%sf%d = arith.constant %d : index", s, s);
-      line(t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
-      line(t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
-      line(t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
-    }
-    line(t, "    nvvm.fence.mbarrier.init");
-    line(t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
-    line(t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
-    line(t, "  }");
-    line(t, "  gpu.barrier");
   }
-  line(t, "  scf.if %%isprod {");
-  line(t, "    nvvm.setmaxregister decrease %d", PRODUCER_REGISTERS);
-  if (loads) {
-    line(t, "    scf.if %%is0 {");
-    line(t, "      scf.for %%kt = %%c0 to %%nk step %%c1 {");
-    line(t, "        %%s = arith.remui %%kt, %%cS : index");
-    line(t, "        %%r = arith.divui %%kt, %%cS : index");
-    line(t, "        %%again = arith.cmpi uge, %%kt, %%cS : index");
-    line(t, "        scf.if %%again {");
-    line(t, "          %%r1 = arith.subi %%r, %%c1 : index");
-    line(t, "          %%r1i = arith.index_cast %%r1 : index to i64");
-    line(t, "          %%pb = arith.trunci %%r1i : i64 to i1");
-    line(t, "          %%se = arith.addi %%s, %%cS : index");
-    line(t, "          nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
-    line(t, "        }");
-    line(t, "        %%so = arith.muli %%s, %%cStage : index");
-    line(t, "        %%ao = arith.addi %%aoff, %%so : index");
-    line(t, "        %%bo = arith.addi %%ao, %%cAB : index");
-    line(t, "        %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
-    line(t, "        %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
-    line(t, "        nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
-    line(t, "        %%kk = arith.muli %%kt, %%c128 : index");
-    line(t, "        %%k0 = arith.addi %%kstart, %%kk : index");
-    line(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
-    line(t, "        nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
-    line(t, "      }");
-    line(t, "    }");
+  if (role == ROLE_PRODUCER) {
+    if (loads) emit_producer(t, k);
+    line(t, "  return");
+    line(t, "}");
+    return;
   }
-  line(t, "  } else {");
-  line(t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
+  line(t, "  %%f0s = llvm.mlir.constant(0.0 : f32) : f32");
+  line(t, "  %%z0 = llvm.mlir.poison : %s", k->acc_type);
+  for (int i = 0; i < k->acc_count; ++i)
+    line(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
+  const char* acc = NULL;
+  char acc_name[32];
+  snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
   if (loads) {
     // Named barrier 1 or 2: the consumer warpgroup's own (0 is the CTA's).
     line(t, "    %%wg_barrier = arith.index_cast %%wg : index to i32");
@@ -588,14 +604,16 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     line(t, "    %%c4i = arith.constant 4 : i64");
     for (int s = 0; s < 4; ++s) line(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
     line(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
+    line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
     if (k->fast)
       line(t, "    %%acc = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
         acc_name, k->acc_type);
     else
       line(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
         acc_name, acc_name, k->acc_type, k->acc_type);
-    line(t, "      %%s = arith.remui %%kt, %%cS : index");
-    line(t, "      %%r = arith.divui %%kt, %%cS : index");
+    line(t, "      %%gk = arith.addi %%it0, %%kt : index");
+    line(t, "      %%s = arith.remui %%gk, %%cS : index");
+    line(t, "      %%r = arith.divui %%gk, %%cS : index");
     line(t, "      %%ri = arith.index_cast %%r : index to i64");
     line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
     line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
@@ -620,13 +638,20 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
       // The previous tile's wgmma is done: its stage goes back to the producer.
       line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
-      line(t, "      %%kp = arith.subi %%kt, %%c1 : index");
+      line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
       line(t, "      %%sp = arith.remui %%kp, %%cS : index");
       line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
       emit_release(t, "%release", "%sp");
       line(t, "      scf.yield %%acc_out : %s", k->acc_type);
       line(t, "    }");
       line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
+      // The last K tile's stage goes back too: the ring runs on into the CTA's next tile.
+      line(t, "    %%had_any = arith.cmpi uge, %%nk, %%c1 : index");
+      line(t, "    %%klast0 = arith.addi %%it0, %%nk : index");
+      line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
+      line(t, "    %%slast = arith.remui %%klast, %%cS : index");
+      line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
+      emit_release(t, "%release_last", "%slast");
       acc = "%acc";
     } else {
       emit_wgmma(t, k, "%part_in", "%part", "zero");
@@ -687,11 +712,12 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "    }");
       acc = "%accs#0";
     }
+    line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
+    line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
   } else {
     acc = acc_name;
   }
   emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads);
-  line(t, "  }");
   line(t, "  return");
   line(t, "}");
 }
@@ -768,17 +794,21 @@ static bool has_gg_op(MlirOperation op) {
   return found;
 }
 
+// The ops of the epilogue's block up to it, the epilogue included (the C API walks
+// forward only): taken before the template goes in, so that only these are erased.
+static void tile_level_ops(MlirOperation epilogue, gg_op_list* before) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(epilogue));
+       !mlirOperationEqual(op, epilogue); op = mlirOperationGetNextInBlock(op))
+    gg_op_list_push(before, op);
+  gg_op_list_push(before, epilogue);
+}
+
 // Erases the tile-level ops the template replaced: walking back from the epilogue, every
 // gg op, every loop over gg ops and every tile constant (users come later in the block,
 // so they go first). Index arithmetic left dead is canonicalize's.
-static void erase_tile_level(MlirOperation epilogue) {
-  gg_op_list before = {0};  // the block up to the epilogue (the C API walks forward only)
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(epilogue));
-       !mlirOperationEqual(op, epilogue); op = mlirOperationGetNextInBlock(op))
-    gg_op_list_push(&before, op);
-  gg_op_list_push(&before, epilogue);
-  for (size_t i = before.count; i-- > 0;) {
-    MlirOperation op = before.ops[i];
+static void erase_tile_level(gg_op_list* before) {
+  for (size_t i = before->count; i-- > 0;) {
+    MlirOperation op = before->ops[i];
     MlirIdentifier name = mlirOperationGetName(op);
     MlirStringRef text = mlirIdentifierStr(name);
     bool gg = text.length > 3 && !strncmp(text.data, "gg.", 3);
@@ -786,19 +816,23 @@ static void erase_tile_level(MlirOperation epilogue) {
                        mlirTypeIsAVector(mlirValueGetType(mlirOperationGetResult(op, 0)));
     if (gg || tile_result || (gg_op_is(op, "scf.for") && has_gg_op(op))) mlirOperationDestroy(op);
   }
-  gg_op_list_free(&before);
 }
 
-static bool lower_tile(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid, MlirValue dsmem) {
+// One role's tile in `root` (its loop over the CTA's tiles) in place of the tile-level ops.
+static bool lower_tile(MlirOperation kernel, MlirOperation root, const nvvm_kernel* k,
+                       const MlirValue shared[4], tile_role role) {
   tile_ops ops;
-  if (!find_tile_ops(kernel, &ops)) return false;
+  if (!find_tile_ops(root, &ops)) return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  MlirValue tid = shared[1];
   MlirValue index_zero = tid;  // any index: stands for operands a kernel without loads lacks
   MlirValue args[ARG_COUNT];
   args[ARG_TMA_A] = mlirBlockGetArgument(body, 0);
   args[ARG_TMA_B] = mlirBlockGetArgument(body, 1);
-  args[ARG_DSMEM] = dsmem;
+  args[ARG_DSMEM] = shared[0];
   args[ARG_TID] = tid;
+  args[ARG_BAR] = shared[2];
+  args[ARG_ITER] = shared[3];
   bool loads = !mlirOperationIsNull(ops.load_a);
   args[ARG_A_ROW0] = loads ? mlirOperationGetOperand(ops.load_a, 1) : index_zero;
   args[ARG_K_LO] = loads ? mlirOperationGetOperand(ops.load_a, 4) : index_zero;
@@ -818,12 +852,152 @@ static bool lower_tile(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid
   }
   gg_text t;
   gg_text_init(&t);
-  emit_tile(&t, k, &ops, args);
+  emit_tile(&t, k, &ops, args, role);
   expand_aliases(&t, k);
+  gg_op_list tile_level = {0};
+  tile_level_ops(ops.epilogue, &tile_level);
   bool ok = !t.failed && gg_inline_template(ops.epilogue, gg_text_str(&t), args, ARG_COUNT, NULL, 0);
   gg_text_free(&t);
-  if (ok) erase_tile_level(ops.epilogue);
+  if (ok) erase_tile_level(&tile_level);
+  gg_op_list_free(&tile_level);
   return ok;
+}
+
+// The CTA's start, once before its tiles: the ring's mbarriers (full ones expect one
+// arrival, the producer's with the transaction bytes; empty ones one per consumer warp)
+// and the tensor maps' prefetch, before `before`. *bar: the barriers.
+static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool loads,
+                           const MlirValue args[3], MlirValue* bar) {
+  gg_text t;
+  gg_text_init(&t);
+  line(&t, "func.func @prologue(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tid: index) -> !bar {");
+  line(&t, "  %%c0 = arith.constant 0 : index");
+  line(&t, "  %%c1 = arith.constant 1 : index");
+  line(&t, "  %%c8 = arith.constant 8 : index");
+  line(&t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
+  line(&t, "  %%bar = nvgpu.mbarrier.create -> !bar");
+  line(&t, "  scf.if %%is0 {");
+  for (int s = 0; s < k->stages; ++s) {
+    line(&t, "    %%sf%d = arith.constant %d : index", s, s);
+    line(&t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
+    line(&t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
+    line(&t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
+  }
+  line(&t, "    nvvm.fence.mbarrier.init");
+  if (loads) {
+    line(&t, "    %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
+    line(&t, "    %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
+    line(&t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
+    line(&t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
+  }
+  line(&t, "  }");
+  line(&t, "  gpu.barrier");
+  line(&t, "  return %%bar : !bar");
+  line(&t, "}");
+  expand_aliases(&t, k);
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, 3, bar, 1);
+  gg_text_free(&t);
+  return ok;
+}
+
+// The persistent grid, before `before`: each warpgroup role walks the virtual grid's
+// extents[0] x extents[1] x extents[2] tiles (x fastest, as the hardware grid ran them)
+// from the CTA's block id, in steps of the launch's CTAs, in a loop of its own, after
+// setting its register budget once. The loops are empty; lower_roles fills them.
+static bool lower_role_loops(MlirOperation before, const MlirValue extents[3], MlirValue tid) {
+  gg_text t;
+  gg_text_init(&t);
+  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index) {");
+  line(&t, "  %%c0 = arith.constant 0 : index");
+  line(&t, "  %%c128 = arith.constant 128 : index");
+  line(&t, "  %%wg = arith.divui %%tid, %%c128 : index");
+  line(&t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
+  line(&t, "  %%first = gpu.block_id x");
+  line(&t, "  %%step = gpu.grid_dim x");
+  line(&t, "  %%gxy = arith.muli %%gx, %%gy : index");
+  line(&t, "  %%total = arith.muli %%gxy, %%gz : index");
+  for (int role = 0; role < 2; ++role) {
+    if (role == ROLE_PRODUCER) {
+      line(&t, "  scf.if %%isprod {");
+      line(&t, "    nvvm.setmaxregister decrease %d", PRODUCER_REGISTERS);
+    } else {
+      line(&t, "  } else {");
+      line(&t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
+    }
+    line(&t, "    %%iter = memref.alloca() : memref<1xindex>");
+    line(&t, "    memref.store %%c0, %%iter[%%c0] : memref<1xindex>");
+    line(&t, "    scf.for %%v = %%first to %%total step %%step {");
+    line(&t, "      %%vx = arith.remui %%v, %%gx : index");
+    line(&t, "      %%vyz = arith.divui %%v, %%gx : index");
+    line(&t, "      %%vy = arith.remui %%vyz, %%gy : index");
+    line(&t, "      %%vz = arith.divui %%vyz, %%gy : index");
+    line(&t, "    }");
+  }
+  line(&t, "  }");
+  line(&t, "  return");
+  line(&t, "}");
+  MlirValue args[4] = {tid, extents[0], extents[1], extents[2]};
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, 4, NULL, 0);
+  gg_text_free(&t);
+  return ok;
+}
+
+// The first op named `name` in region `r` of op (its first block), or null.
+static MlirOperation op_in_region(MlirOperation op, intptr_t r, const char* name) {
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+  for (MlirOperation o = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (gg_op_is(o, name)) return o;
+  return (MlirOperation){NULL};
+}
+
+// The kernel's body from `first_body` to its end (the grid's body, on the block ids
+// `ids`) becomes the body of each role's loop over the CTA's tiles, with that role's
+// share of the tile in place of the tile-level ops.
+static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid, MlirValue dsmem,
+                        MlirOperation first_body, const MlirValue extents[3],
+                        const MlirValue ids[3]) {
+  tile_ops ops;
+  if (!find_tile_ops(kernel, &ops)) return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  MlirValue prologue_args[3] = {mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1), tid};
+  MlirValue bar;
+  if (!lower_prologue(first_body, k, !mlirOperationIsNull(ops.load_a), prologue_args, &bar) ||
+      !lower_role_loops(first_body, extents, tid))
+    return false;
+  MlirOperation split = mlirBlockGetFirstOperation(body);
+  while (!mlirOperationEqual(mlirOperationGetNextInBlock(split), first_body))
+    split = mlirOperationGetNextInBlock(split);
+  MlirOperation loops[2], iters[2];
+  for (int role = 0; role < 2; ++role) {
+    loops[role] = op_in_region(split, role, "scf.for");
+    iters[role] = op_in_region(split, role, "memref.alloca");
+  }
+  // The grid's body into the consumers' loop, on the loop's tile ids.
+  MlirBlock loop_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loops[ROLE_CONSUMER], 0));
+  MlirOperation loop_end = mlirBlockGetTerminator(loop_body);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  for (MlirOperation op = first_body; !mlirOperationEqual(op, ret);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationMoveBefore(op, loop_end);
+    op = next;
+  }
+  MlirOperation vx = mlirBlockGetFirstOperation(loop_body);
+  MlirOperation vy = mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(vx));
+  MlirOperation vz = mlirOperationGetNextInBlock(vy);
+  MlirOperation v_ops[3] = {vx, vy, vz};
+  for (int i = 0; i < 3; ++i) mlirValueReplaceAllUsesOfWith(ids[i], mlirOperationGetResult(v_ops[i], 0));
+  // The producer's loop: the same body, cloned.
+  MlirOperation producer = mlirOperationClone(loops[ROLE_CONSUMER]);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(loops[ROLE_PRODUCER]),
+                                      loops[ROLE_PRODUCER], producer);
+  mlirOperationDestroy(loops[ROLE_PRODUCER]);
+  loops[ROLE_PRODUCER] = producer;
+  for (int role = 0; role < 2; ++role) {
+    MlirValue shared[4] = {dsmem, tid, bar, mlirOperationGetResult(iters[role], 0)};
+    if (!lower_tile(kernel, loops[role], k, shared, (tile_role)role)) return false;
+  }
+  return true;
 }
 
 static bool to_kernel(MlirOperation func, const void* options) {
@@ -892,14 +1066,28 @@ static bool to_kernel(MlirOperation func, const void* options) {
       mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(tid_op))));
   MlirValue dsmem = mlirOperationGetResult(dsmem_op, 0);
   intptr_t first_arg = 2;
+  MlirValue extents[3], ids[3];
+  for (int i = 0; i < 3; ++i) {
+    extents[i] = mlirOperationGetOperand(grid, i);
+    if (mlirValueIsABlockArgument(extents[i])) {  // the tiler computes them
+      gg_emit_error(grid, PASS ": a grid extent is a function argument");
+      return false;
+    }
+  }
+  MlirOperation id_op = tid_op;
+  for (int i = 0; i < 3; ++i) {
+    id_op = mlirOperationGetNextInBlock(id_op);
+    ids[i] = mlirOperationGetResult(id_op, 0);
+  }
   gg_move_grid_into_kernel(func, grid, kernel, first_arg);
+  MlirOperation first_body = mlirOperationGetNextInBlock(dsmem_op);
   // The ends are computed after the thread id exists: move the op behind the memory's
   // defining ops (the prologue landed before the thread id).
   if (!mlirOperationIsNull(ends_op)) {
     mlirOperationMoveAfter(ends_op, dsmem_op);
     if (!lower_group_ends(ends_op, &k, tid, dsmem)) return false;
   }
-  return lower_tile(kernel, &k, tid, dsmem);
+  return lower_roles(kernel, &k, tid, dsmem, first_body, extents, ids);
 }
 
 static bool run(MlirOperation module, const void* options) {

@@ -436,15 +436,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   gg_op_desc d = gg_op_desc_with_defaults(desc);
   GG_RETURN_IF_ERROR(gg_launch_check(&d, buffers, m));
   gg_launch_plan plan = gg_launch_plan_of(&d, m, zeroing);
-  int64_t grid[3] = {0, 0, 0};
-  gg_grid_dim_rule rules[3];
-  gg_grid_rules(&d, rules);
-  for (int i = 0; i < 3; ++i) grid[i] = gg_grid_dim(&rules[i], m);
-  if (plan.launch && (grid[0] > INT32_MAX || grid[1] > 65535 || grid[2] > 65535))
-    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "a launch of %lld x %lld x %lld blocks exceeds CUDA's grid (2^31-1 x "
-                          "65535 x 65535): split it",
-                          (long long)grid[0], (long long)grid[1], (long long)grid[2]);
+  // Persistent CTAs, one an SM at most: each walks the virtual grid's tiles (gg-to-nvvm).
+  int64_t ctas = gg_sm90_launch_ctas(&d, m, kernel->device->sm_count);
   // Everything that can be refused is checked before the first byte is written.
   map_storage storage[2];
   CUtensorMap* maps[2] = {aligned_map(&storage[0]), aligned_map(&storage[1])};
@@ -475,9 +468,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
     for (size_t i = 0; i < count; ++i) params[2 + i] = &values[i];
     CUlaunchConfig config;
     memset(&config, 0, sizeof config);
-    config.grid_x = (unsigned)grid[0];
-    config.grid_y = (unsigned)grid[1];
-    config.grid_z = (unsigned)grid[2];
+    config.grid_x = (unsigned)ctas;
+    config.grid_y = config.grid_z = 1;
     config.block_x = GG_SM90_THREADS;
     config.block_y = config.block_z = 1;
     config.shared_bytes = (unsigned)kernel->dynamic_shared;

@@ -663,17 +663,33 @@ int64_t gg_sm90_static_shared_bytes(const gg_op_desc* in) {
   return 1024;
 }
 
+static int64_t sm90_epilogue_bytes(void) {
+  return 128 * (GG_SM90_EPILOGUE_COLS * 2 + 16);
+}
+
 int gg_sm90_stages(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int64_t room = GG_SM90_SHARED_CAPACITY - gg_sm90_static_shared_bytes(&d) - 1024 -
-                 sm90_ends_bytes(&d);
+                 sm90_ends_bytes(&d) - sm90_epilogue_bytes();
   int64_t stages = room / sm90_stage_bytes(&d);
   return (int)(stages > 4 ? 4 : stages < 0 ? 0 : stages);
 }
 
-int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
+int64_t gg_sm90_epilogue_offset(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  return 1024 + gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
+  return gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);
+}
+
+int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
+  return 1024 + gg_sm90_epilogue_offset(in) + sm90_epilogue_bytes();
+}
+
+int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int sm_count) {
+  gg_grid_dim_rule rules[3];
+  gg_grid_rules(in, rules);
+  int64_t tiles = 1;
+  for (int i = 0; i < 3; ++i) tiles = gg_saturating_mul(tiles, gg_grid_dim(&rules[i], m));
+  return tiles < sm_count ? tiles : sm_count;
 }
 
 int gg_amd_waves_m(const gg_op_desc* in) {

@@ -212,9 +212,15 @@ TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
       EXPECT_EQ(fake.context_depth(), 0) << "the caller's context stack is left as it was";
       const LaunchRecord* r = fake.launch(0);
       EXPECT_EQ(r->stream, stream);
+      // Persistent CTAs: one per tile of the virtual grid, at most one per SM (132 here).
       gg_grid_dim_rule rules[3];
       gg_grid_rules(&d, rules);
-      for (int i = 0; i < 3; ++i) EXPECT_EQ(r->grid[i], unsigned(gg_grid_dim(&rules[i], m)));
+      int64_t tiles = 1;
+      for (int i = 0; i < 3; ++i) tiles *= gg_grid_dim(&rules[i], m);
+      EXPECT_EQ(r->grid[0], unsigned(tiles < 132 ? tiles : 132));
+      EXPECT_EQ(r->grid[1], 1u);
+      EXPECT_EQ(r->grid[2], 1u);
+      EXPECT_EQ(int64_t(r->grid[0]), gg_sm90_launch_ctas(&d, m, 132));
       EXPECT_EQ(r->block[0], 384u);
       EXPECT_EQ(r->block[1], 1u);
       EXPECT_EQ(r->shared, unsigned(gg_sm90_dynamic_shared_bytes(&d)));

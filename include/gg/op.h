@@ -282,19 +282,26 @@ int64_t gg_lds_capacity(gg_target target);
 gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
 
 // ---------------------------------------------------------------------------------------
-// sm_90a kernels: one CTA of three warpgroups (a TMA producer and two wgmma consumers) per
-// tile_m x tile_n tile; a ring of shared-memory stages of tile_m x 128 A bytes and
-// tile_n x 128 B bytes. One rule for the compiler (the ring it emits) and the runtime
-// (the dynamic shared memory it launches with).
+// sm_90a kernels: persistent CTAs of three warpgroups (a TMA producer and two wgmma
+// consumers), each walking tile_m x tile_n tiles of the launch's virtual grid (the grid
+// rules above); a ring of shared-memory stages of tile_m x 128 A bytes and tile_n x 128 B
+// bytes, and an epilogue buffer of its own. One rule for the compiler (the memory it
+// lays out) and the runtime (the dynamic shared memory and the CTAs it launches with).
 #define GG_SM90_THREADS 384
 #define GG_SM90_SHARED_CAPACITY (227 * 1024)  // per block, opted in
 // The most groups an sm_90a kernel of a packed layout takes: their ends live in shared memory.
 #define GG_SM90_MAX_GROUPS 4096
+// The epilogue stages a consumer warpgroup's 64 rows this many columns at a time.
+#define GG_SM90_EPILOGUE_COLS 64
 int gg_sm90_stages(const gg_op_desc* desc);
 // The dynamic shared memory of a launch: 1 KiB to align the ring to 1024 bytes, the stages,
-// and for packed layouts the group ends and the scan's partials (8 (G + 384) bytes).
+// for packed layouts the group ends and the scan's partials (8 (G + 384) bytes), then the
+// epilogue buffer (128 rows of GG_SM90_EPILOGUE_COLS bf16 and 16 bytes of padding).
 int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* desc);
-// Static shared memory of the kernel: the mbarriers (1 KiB with the window's alignment).
+// Where the epilogue buffer starts, in bytes from the ring's (1024-aligned) start.
+int64_t gg_sm90_epilogue_offset(const gg_op_desc* desc);
+// The CTAs a launch of m rows takes: one per tile of the virtual grid, at most one per SM.
+int64_t gg_sm90_launch_ctas(const gg_op_desc* desc, int64_t m, int sm_count);
 int64_t gg_sm90_static_shared_bytes(const gg_op_desc* desc);
 
 // ---------------------------------------------------------------------------------------

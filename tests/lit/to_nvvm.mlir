@@ -26,12 +26,23 @@
 // ones one per consumer warp.
 // KERNEL: nvgpu.mbarrier.init %[[BAR:.*]][%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
 // KERNEL: nvvm.fence.mbarrier.init
+// Persistent: each role sets its registers once, then walks the virtual grid's tiles from
+// the CTA's block id in steps of the launch's CTAs, counting its K tiles across them.
+// KERNEL: gpu.barrier
+// KERNEL: %[[FIRST:.*]] = gpu.block_id x
+// KERNEL: %[[STEP:.*]] = gpu.grid_dim x
 // KERNEL: nvvm.setmaxregister decrease 40
+// KERNEL: %[[PITER:.*]] = memref.alloca() : memref<1xindex>
+// KERNEL: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
+// KERNEL: memref.load %[[PITER]]
 // KERNEL: nvgpu.mbarrier.try_wait.parity
 // KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
 // KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>, swizzle = swizzle_128b
 // KERNEL: nvgpu.tma.async.load
+// KERNEL: memref.store %{{.*}}, %[[PITER]]
 // KERNEL: nvvm.setmaxregister increase 232
+// KERNEL: %[[CITER:.*]] = memref.alloca() : memref<1xindex>
+// KERNEL: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
 // Promoted: each K tile's first k32 step starts a fresh partial sum (scale-d zero).
 // KERNEL: nvvm.wgmma.fence.aligned
 // KERNEL: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
@@ -40,16 +51,20 @@
 // KERNEL: nvvm.wgmma.wait.group.sync.aligned 0
 // KERNEL: nvgpu.mbarrier.arrive
 // KERNEL: arith.addf
-// Epilogue: once both consumer warpgroups are past the ring (a 256-thread named
-// barrier), bf16 pairs into it, the warpgroup's barrier, then 16-byte row stores, and
-// element stores predicated on the group's rows and columns where a chunk is cut.
-// KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// Epilogue: bf16 pairs into the epilogue's own buffer (128 rows of 64 columns and 16
+// bytes, past the ring and the group ends), 64 columns at a time: the warpgroup's
+// barrier, 16-byte row stores (element stores predicated on the group's rows and columns
+// where a chunk is cut), the barrier again before the next chunk reuses the buffer.
+// KERNEL: memref.store %{{.*}}, %[[CITER]]
+// KERNEL: memref.view %{{.*}} to memref<4608xi32, #gpu.address_space<workgroup>>
 // KERNEL: arith.truncf %{{.*}} : f32 to bf16
 // KERNEL: memref.store %{{.*}} : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
 // KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // KERNEL: vector.load %{{.*}} {alignment = 16 : i64} : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>, vector<4xi32>
 // KERNEL: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x256xbf16>, vector<8xbf16>
 // KERNEL: memref.store %{{.*}} : memref<?x256xbf16>
+// KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// KERNEL: arith.truncf %{{.*}} : f32 to bf16
 // KERNEL-NOT: gg.
 
 // FAST-NOT: <zero>
