@@ -33,7 +33,7 @@ stage() {
 
 # The verdict of one gg-launch run: PASS/FAIL and its figures, or the error.
 verdict() {
-  out=$("$@" 2>&1)
+  out=$(timeout 120 "$@" 2>&1)
   code=$?
   line=$(echo "$out" | grep -E '^(PASS|FAIL)' | tail -n 1)
   [ -z "$line" ] && line=$(echo "$out" | grep -E 'error' | head -n 1)
@@ -66,7 +66,7 @@ run() {
   sanitize() {
     tool=$1
     shift
-    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random 2>&1)
+    out=$(timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random 2>&1)
     code=$?
     summary=$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)
     echo "== compute-sanitizer --tool $tool $* (exit $code)"
@@ -79,6 +79,7 @@ run() {
     sanitize $tool --op stacked --groups 0,1,130,257,64 --N 264 --K 704 --accum promoted
     sanitize $tool --op mm --ranks 2d2d --groups 0,1,130,301,48 --M 200 --N 264 --accum fast
     sanitize $tool --op dynamic --groups 0,1,130,200 --M 256 --N 256 --K 640 --scaling blockwise
+    sanitize $tool --op stacked --groups 600,1,300,0,500 --N 2048 --K 128 --accum fast --tile 128x128x128
   done
 
   echo
