@@ -99,16 +99,19 @@ void gg_emit_group_ends_scan(gg_text* t, const gg_group_ends_op* ends, const cha
   char in1[64], in2[64];
   snprintf(in1, sizeof in1, "%s  ", indent);
   snprintf(in2, sizeof in2, "%s    ", indent);
+  // Thread 0's serial pass covers the chunks that hold groups, not every thread's: at
+  // G = 8 that is 8 steps, not 384 (each a dependent shared-memory load and store).
+  long long chunk = (ends->g + threads - 1) / threads;
+  long long used = chunk ? (ends->g + chunk - 1) / chunk : 0;
   gg_text_printf(t,
                  "%s%%G = arith.constant %lld : index\n"
-                 "%s%%threads = arith.constant %d : index\n"
+                 "%s%%chunks = arith.constant %lld : index\n"
                  "%s%%chunk = arith.constant %lld : index\n"
                  "%s%%lo0 = arith.muli %%tid, %%chunk : index\n"
                  "%s%%lo = arith.minsi %%lo0, %%G : index\n"
                  "%s%%hi0 = arith.addi %%lo, %%chunk : index\n"
                  "%s%%hi = arith.minsi %%hi0, %%G : index\n",
-                 indent, ends->g, indent, threads, indent,
-                 (ends->g + threads - 1) / threads, indent, indent, indent, indent);
+                 indent, ends->g, indent, used, indent, chunk, indent, indent, indent, indent);
   gg_emit_group_axis(t, ends, indent, "total");
   gg_emit_group_ends_loop(t, ends, indent, "agg", "%lo", "%hi", "%c0", "%total", false);
   gg_text_printf(t,
@@ -117,7 +120,7 @@ void gg_emit_group_ends_scan(gg_text* t, const gg_group_ends_op* ends, const cha
                  "%sgpu.barrier\n"
                  "%s%%first = arith.cmpi eq, %%tid, %%c0 : index\n"
                  "%sscf.if %%first {\n"
-                 "%s%%run = scf.for %%i = %%c0 to %%threads step %%c1 iter_args(%%r = %%c0) -> "
+                 "%s%%run = scf.for %%i = %%c0 to %%chunks step %%c1 iter_args(%%r = %%c0) -> "
                  "(index) {\n"
                  "%s%%p64 = memref.load %%part[%%i] : %s\n"
                  "%s%%p = arith.index_cast %%p64 : i64 to index\n"

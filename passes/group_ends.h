@@ -48,8 +48,8 @@ void gg_emit_group_ends_loop(gg_text* t, const gg_group_ends_op* ends, const cha
 
 // Emits the parallel computation of every group end into %ends by `threads` threads:
 // thread %tid folds the groups of its chunk with the group end rule from 0 and stores the
-// result in %part (of part_type); after a barrier thread 0 turns the partial ends into
-// chunk starts; after another, every thread walks its chunk again from its start, storing
+// result in %part (of part_type); after a barrier thread 0 turns the partial ends of the
+// chunks that hold groups (ceil(G / chunk) of them) into chunk starts; after another, every thread walks its chunk again from its start, storing
 // each end. Reads %meta, %a, %tid, %c0 and %c1 of the template. O(G / threads) loads per
 // thread.
 void gg_emit_group_ends_scan(gg_text* t, const gg_group_ends_op* ends, const char* indent,

@@ -22,6 +22,10 @@
 // KERNEL: memref.view %{{.*}} to memref<2xi64, #gpu.address_space<workgroup>>
 // KERNEL: memref.view %{{.*}} to memref<384xi64, #gpu.address_space<workgroup>>
 // KERNEL: gpu.barrier
+// Thread 0 turns the partial ends into chunk starts over the 2 chunks that hold groups
+// (not all 384 threads' chunks).
+// KERNEL: scf.for %{{.*}} = %{{.*}} to %c2{{(_[0-9]+)?}} step
+// KERNEL: gpu.barrier
 // Full barriers expect one arrival (the producer's, with the transaction bytes), empty
 // ones one per consumer warp.
 // KERNEL: nvgpu.mbarrier.init %[[BAR:.*]][%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
