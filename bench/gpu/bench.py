@@ -3,6 +3,7 @@
 inputs (issue 14; docs/performance.md gives the method and the results).
 
     python3 bench/gpu/bench.py DIR [--part main|ranks|all] [--out FILE] [--quick]
+                               [--only fast|promoted] [--match KEY=VALUE]... [--limit N]
 
 DIR holds what bench/gpu/stage.sh staged (libgg_runtime.so, bench.ggb). For every case of
 bench/gpu/cases.py: random FP8 inputs (never zeros), one gg launch and one torch call
@@ -231,6 +232,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="one copy, short timings (a smoke run)")
     p.add_argument("--limit", type=int, default=0, help="only the first N cases")
     p.add_argument("--only", choices=["fast", "promoted"], help="one accumulation mode, both sides")
+    p.add_argument("--match", action="append", default=[], metavar="KEY=VALUE",
+                   help="only the cases with this field (total=1024, split=even, n=4096, ...); repeatable")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
@@ -246,7 +249,7 @@ def main():
     except OSError:
         pass
     print(json.dumps(meta), flush=True)
-    todo = grid.cases(args.part)
+    todo = grid.matching(grid.cases(args.part), args.match)
     if args.limit:
         todo = todo[:args.limit]
     results = []
