@@ -8,7 +8,8 @@
 #   tools/hopper/check.sh run [DIR]     on the GPU machine (no LLVM, no MLIR, no build):
 #                                       every case with exact data (bit-identical to the C
 #                                       reference), random data (within the documented
-#                                       bound), and replayed from a CUDA graph; then
+#                                       bound), and replayed from a CUDA graph (cases
+#                                       GG_CHECK_JOBS at a time, default 6); then
 #                                       compute-sanitizer memcheck and racecheck on a small
 #                                       set. Prints a table last; exits 1 if anything failed.
 #
@@ -40,28 +41,45 @@ verdict() {
   echo "$code ${line:-exit $code}"
 }
 
+# One case's three runs: its report lines in $T/case.N, its table row in $T/row.N, and
+# $T/fail.N when a run failed. Cases run GG_CHECK_JOBS at a time (default 6): the C
+# reference, on the CPU, is most of a case's time, and the GPU machine has 16 cores.
+check_case() {
+  n=$1
+  shift
+  e=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $n)
+  r=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random --seed $n --repeat 3)
+  g=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $((n + 100)) --graph --repeat 3)
+  for v in "$e" "$r" "$g"; do [ "${v%% *}" = 0 ] || : >"$T/fail.$n"; done
+  printf '== case %d: %s\n   exact:  %s\n   random: %s\n   graph:  %s\n' $n "$*" "${e#* }" "${r#* }" "${g#* }" >"$T/case.$n"
+  short() { echo "$1" | awk '{print $2, $3}' | cut -c1-28; }
+  printf '| %2d | %-78s | %-28s | %-28s | %-28s |\n' $n "$*" "$(short "$e")" "$(short "$r")" "$(short "$g")" >"$T/row.$n"
+}
+
 run() {
   echo "== the machine ($(date -u +%Y-%m-%dT%H:%MZ))"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader || true
   failed=0
   table=""
+  T=$(mktemp -d)
+  jobs=${GG_CHECK_JOBS:-6}
   n=0
   while IFS= read -r line; do
     case "$line" in '#'* | '') continue ;; esac
     n=$((n + 1))
-    set -- $line
-    e=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $n)
-    r=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data random --seed $n --repeat 3)
-    g=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" "$@" --target sm_90a --data exact --seed $((n + 100)) --graph --repeat 3)
-    for v in "$e" "$r" "$g"; do [ "${v%% *}" = 0 ] || failed=1; done
-    echo "== case $n: $line"
-    echo "   exact:  ${e#* }"
-    echo "   random: ${r#* }"
-    echo "   graph:  ${g#* }"
-    short() { echo "$1" | awk '{print $2, $3}' | cut -c1-28; }
-    table="$table$(printf '| %2d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "$(short "$e")" "$(short "$r")" "$(short "$g")")
-"
+    check_case $n $line &
+    [ $((n % jobs)) -eq 0 ] && wait
   done < "$D/cases.list"
+  wait
+  i=1
+  while [ $i -le $n ]; do
+    cat "$T/case.$i"
+    [ -e "$T/fail.$i" ] && failed=1
+    table="$table$(cat "$T/row.$i")
+"
+    i=$((i + 1))
+  done
+  rm -rf "$T"
 
   sanitize() {
     tool=$1
