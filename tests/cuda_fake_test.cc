@@ -455,6 +455,21 @@ TEST(TileForShape, Sm90aTakesTheWideTileInFastRowwiseMode) {
   EXPECT_EQ(gg_tile_config_for(&d, 2048).n, 128) << "blockwise is promoted";
 }
 
+// Persistent CTAs: one per tile of the virtual grid (N / tile_n x (M / tile_m + G) for
+// packed rows, G slices of M / tile_m x N / tile_n for batched ones), at most one per SM.
+TEST(LaunchCtas, OnePerTileAtMostOnePerSm) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 4096, 7168, 8);
+  d.tile.m = 128, d.tile.n = 256, d.tile.k = 128;
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1, 132), 16 * (0 + 8)) << "one row: 8 tile rows of 16 tiles";
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 16, 132), 128);
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1024, 132), 132) << "16 x 16 tiles, 132 SMs";
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 16384, 132), 132);
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 16384, 78), 78) << "a smaller part of the GPU";
+  gg_op_desc b = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 256, 512, 3);
+  b.tile.m = 128, b.tile.n = 128, b.tile.k = 128;
+  EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 2 * 2) << "3 slices of 2 x 2 tiles";
+}
+
 // ... and the API launches that kernel: B's tensor map boxes 256 rows of it.
 TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
   {
