@@ -495,6 +495,14 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_free(&sb_type);
 }
 
+// %gk, the role's K tile %kt of this tile counted across the CTA's tiles (from %it0), and
+// its ring stage %s and round %r: the same for the producer and the consumers.
+static void emit_ring_slot(gg_text* t, const char* indent) {
+  line(t, "%s%%gk = arith.addi %%it0, %%kt : index", indent);
+  line(t, "%s%%s = arith.remui %%gk, %%cS : index", indent);
+  line(t, "%s%%r = arith.divui %%gk, %%cS : index", indent);
+}
+
 // The producer's share of a tile: thread 0 waits for each stage to be free (from the
 // ring's second round on: %iter counts the K tiles of the CTA's tiles so far) and issues
 // its A and B loads.
@@ -502,9 +510,7 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "  scf.if %%is0 {");
   line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
   line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
-  line(t, "      %%gk = arith.addi %%it0, %%kt : index");
-  line(t, "      %%s = arith.remui %%gk, %%cS : index");
-  line(t, "      %%r = arith.divui %%gk, %%cS : index");
+  emit_ring_slot(t, "      ");
   line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
   line(t, "      scf.if %%again {");
   line(t, "        %%r1 = arith.subi %%r, %%c1 : index");
@@ -611,9 +617,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     else
       line(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
         acc_name, acc_name, k->acc_type, k->acc_type);
-    line(t, "      %%gk = arith.addi %%it0, %%kt : index");
-    line(t, "      %%s = arith.remui %%gk, %%cS : index");
-    line(t, "      %%r = arith.divui %%gk, %%cS : index");
+    emit_ring_slot(t, "      ");
     line(t, "      %%ri = arith.index_cast %%r : index to i64");
     line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
     line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
@@ -1062,22 +1066,23 @@ static bool to_kernel(MlirOperation func, const void* options) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   MlirOperation tid_op = mlirBlockGetFirstOperation(body);
   MlirValue tid = mlirOperationGetResult(tid_op, 0);
-  MlirOperation dsmem_op = mlirOperationGetNextInBlock(
-      mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(tid_op))));
+  // The skeleton: the thread id, the three block ids, the shared memory.
+  MlirValue ids[3];
+  MlirOperation id_op = tid_op;
+  for (int i = 0; i < 3; ++i) {
+    id_op = mlirOperationGetNextInBlock(id_op);
+    ids[i] = mlirOperationGetResult(id_op, 0);
+  }
+  MlirOperation dsmem_op = mlirOperationGetNextInBlock(id_op);
   MlirValue dsmem = mlirOperationGetResult(dsmem_op, 0);
   intptr_t first_arg = 2;
-  MlirValue extents[3], ids[3];
+  MlirValue extents[3];
   for (int i = 0; i < 3; ++i) {
     extents[i] = mlirOperationGetOperand(grid, i);
     if (mlirValueIsABlockArgument(extents[i])) {  // the tiler computes them
       gg_emit_error(grid, PASS ": a grid extent is a function argument");
       return false;
     }
-  }
-  MlirOperation id_op = tid_op;
-  for (int i = 0; i < 3; ++i) {
-    id_op = mlirOperationGetNextInBlock(id_op);
-    ids[i] = mlirOperationGetResult(id_op, 0);
   }
   gg_move_grid_into_kernel(func, grid, kernel, first_arg);
   MlirOperation first_body = mlirOperationGetNextInBlock(dsmem_op);
