@@ -51,6 +51,19 @@ void gg_emit_group_axis(gg_text* t, const gg_group_ends_op* ends, const char* in
     gg_text_printf(t, "%s%%%s = arith.constant %lld : index\n", indent, total, ends->n);
 }
 
+void gg_emit_group_start(gg_text* t, const char* indent, const char* name, const char* group,
+                         const char* ends, const char* ends_type) {
+  gg_text_printf(t,
+                 "%s%%%s_p = arith.subi %s, %%c1 : index\n"
+                 "%s%%%s_i = arith.maxsi %%%s_p, %%c0 : index\n"
+                 "%s%%%s_raw = memref.load %s[%%%s_i] : %s\n"
+                 "%s%%%s_v = arith.index_cast %%%s_raw : i64 to index\n"
+                 "%s%%%s_first = arith.cmpi eq, %s, %%c0 : index\n"
+                 "%s%%%s = arith.select %%%s_first, %%c0, %%%s_v : index\n",
+                 indent, name, group, indent, name, name, indent, name, ends, name, ends_type,
+                 indent, name, name, indent, name, group, indent, name, name, name);
+}
+
 void gg_emit_group_end(gg_text* t, const gg_group_ends_op* ends, const char* indent,
                        const char* name, const char* previous, const char* raw,
                        const char* total) {

@@ -46,6 +46,12 @@ void gg_emit_group_ends_loop(gg_text* t, const gg_group_ends_op* ends, const cha
                              const char* result, const char* lo, const char* hi,
                              const char* start, const char* total, bool store);
 
+// Emits, each line prefixed by `indent`, `%<name> = ` where group `group` (an index value
+// below G) starts: the end of the group before it, read from the ends memref `ends` (of
+// type `ends_type`, i64), or 0 for group 0. Uses %c0 and %c1 of the template.
+void gg_emit_group_start(gg_text* t, const char* indent, const char* name, const char* group,
+                         const char* ends, const char* ends_type);
+
 // Emits the parallel computation of every group end into %ends by `threads` threads:
 // thread %tid folds the groups of its chunk with the group end rule from 0 and stores the
 // result in %part (of part_type); after a barrier thread 0 turns the partial ends of the

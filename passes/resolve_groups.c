@@ -13,6 +13,7 @@
 
 #include "ir/ir.h"
 #include "dialect/dialect.h"
+#include "passes/group_ends.h"
 #include "passes/pass.h"
 
 typedef struct layout_params {
@@ -27,20 +28,6 @@ typedef const char* frame_names[GG_FRAME_COUNT];
 // Emits `%name = arith.<op> %lhs, %rhs : index`.
 static void emit_op(gg_text* t, const char* name, const char* op, const char* lhs, const char* rhs) {
   gg_text_printf(t, "  %%%s = arith.%s %s, %s : index\n", name, op, lhs, rhs);
-}
-
-// Emits %<name> = where group %<group> starts: the previous group's end (0 for group 0).
-static void emit_group_start(gg_text* t, const char* indent, const char* name, const char* group,
-                             const char* ends_type) {
-  gg_text_printf(t,
-                 "%s%%%s_p = arith.subi %s, %%c1 : index\n"
-                 "%s%%%s_i = arith.maxsi %%%s_p, %%c0 : index\n"
-                 "%s%%%s_raw = memref.load %%meta[%%%s_i] : %s\n"
-                 "%s%%%s_v = arith.index_cast %%%s_raw : i64 to index\n"
-                 "%s%%%s_first = arith.cmpi eq, %s, %%c0 : index\n"
-                 "%s%%%s = arith.select %%%s_first, %%c0, %%%s_v : index\n",
-                 indent, name, group, indent, name, name, indent, name, name, ends_type, indent,
-                 name, name, indent, name, group, indent, name, name, name);
 }
 
 // Packed groups: the tile with slot index `tile_index` belongs to the largest group g whose
@@ -61,7 +48,7 @@ static void emit_search(gg_text* t, const char* ends_type, const char* tile_inde
                  "%%hi = %%G) -> (index, index) {\n"
                  "    %%sum = arith.addi %%lo, %%hi : index\n"
                  "    %%mid = arith.divui %%sum, %%c2 : index\n");
-  emit_group_start(t, "    ", "ms", "%mid", ends_type);
+  gg_emit_group_start(t, "    ", "ms", "%mid", "%meta", ends_type);
   gg_text_printf(t,
                  "    %%mq = arith.divsi %%ms, %s : index\n"
                  "    %%mslot = arith.addi %%mq, %%mid : index\n"
@@ -71,7 +58,7 @@ static void emit_search(gg_text* t, const char* ends_type, const char* tile_inde
                  "    scf.yield %%lo_n, %%hi_n : index, index\n  }\n",
                  tile_size, tile_index);
   gg_text_printf(t, "  %%group = arith.addi %%bs#0, %%c0 : index\n");
-  emit_group_start(t, "  ", "gstart", "%group", ends_type);
+  gg_emit_group_start(t, "  ", "gstart", "%group", "%meta", ends_type);
   gg_text_printf(t,
                  "  %%gend_raw = memref.load %%meta[%%group] : %s\n"
                  "  %%gend = arith.index_cast %%gend_raw : i64 to index\n"

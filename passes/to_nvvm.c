@@ -109,7 +109,7 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
 // starts; every thread walks its chunk again from its start, storing each end.
 
 static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue tid,
-                             MlirValue dsmem) {
+                             MlirValue dsmem, MlirValue* ends_out) {
   gg_group_ends_op ends;
   if (!gg_group_ends_op_read(op, &ends)) return false;
   char ends_type[128], part_type[128];
@@ -156,6 +156,7 @@ static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue t
   if (!ok) return false;
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), ends_memory);
   mlirOperationDestroy(op);
+  *ends_out = ends_memory;
   return true;
 }
 
@@ -904,20 +905,99 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
   return ok;
 }
 
-// The persistent grid, before `before`: each warpgroup role walks the virtual grid's
-// extents[0] x extents[1] x extents[2] tiles (x fastest, as the hardware grid ran them)
-// from the CTA's block id, in steps of the launch's CTAs, in a loop of its own, after
-// setting its register budget once. The loops are empty; lower_roles fills them.
-static bool lower_role_loops(MlirOperation before, const MlirValue extents[3], MlirValue tid) {
+// Layouts packed along M (sizes, offsets) walk only the tiles that hold rows: the virtual
+// grid has G tile rows more than the rows need (a group starting mid-tile takes one more),
+// and which of them are empty depends on the split, so stepping through the virtual grid
+// gives some CTAs two full tiles where others get none.
+static bool walks_dense(const nvvm_kernel* k) {
+  return k->desc.layout == GG_LAYOUT_SIZES || k->desc.layout == GG_LAYOUT_OFFSETS;
+}
+
+// The strided walk: virtual tile v = the CTA's block id + i CTAs, x fastest, up to the
+// template's %total.
+static void emit_strided_walk(gg_text* t) {
+  line(t, "    scf.for %%v = %%first to %%total step %%step {");
+  line(t, "      %%vyz = arith.divui %%v, %%gx : index");
+  line(t, "      %%vx = arith.remui %%v, %%gx : index");
+  line(t, "      %%vy = arith.remui %%vyz, %%gy : index");
+  line(t, "      %%vz = arith.divui %%vyz, %%gy : index");
+  line(t, "    }");
+}
+
+// The dense walk over the groups' ends in shared memory (%ends): dense tile d = the CTA's
+// block id + i CTAs is column d % gx of dense row r = d / gx, and dense row r is tile row
+// r - T_g of the group g with T_g <= r < T_g + ceil(rows_g / tile_m) (T_g: the tile rows
+// of the groups before g). d only grows, so a running pointer (g, T_g) finds g, moving
+// O(G + tiles) in all: no search and no total of tiles up front; the walk ends when the
+// pointer passes the last group. The tile is handed on as the virtual grid's tile (row
+// start_g / tile_m + g + r - T_g: the slot gg-resolve-groups gives the group's first
+// tile), so the grid's body reads it as before.
+static void emit_dense_walk(gg_text* t, const char* ends_type) {
+  line(t, "    %%w:3 = scf.while (%%d = %%first, %%g = %%c0, %%tg = %%c0) : (index, index, index) -> (index, index, index) {");
+  line(t, "      %%r = arith.divui %%d, %%gx : index");
+  line(t, "      %%p:3 = scf.while (%%g1 = %%g, %%t1 = %%tg) : (index, index) -> (index, index, index) {");
+  line(t, "        %%in = arith.cmpi ult, %%g1, %%G : index");
+  line(t, "        %%gi = arith.minui %%g1, %%Gm1 : index");
+  gg_emit_group_start(t, "        ", "s", "%gi", "%ends", ends_type);
+  line(t, "        %%e_raw = memref.load %%ends[%%gi] : %s", ends_type);
+  line(t, "        %%e = arith.index_cast %%e_raw : i64 to index");
+  line(t, "        %%rows = arith.subi %%e, %%s : index");
+  line(t, "        %%tiles = arith.ceildivui %%rows, %%tm : index");
+  line(t, "        %%t2 = arith.addi %%t1, %%tiles : index");
+  line(t, "        %%past = arith.cmpi uge, %%r, %%t2 : index");
+  line(t, "        %%on = arith.andi %%in, %%past : i1");
+  line(t, "        scf.condition(%%on) %%g1, %%t1, %%t2 : index, index, index");
+  line(t, "      } do {");
+  line(t, "      ^bb0(%%g1: index, %%t1: index, %%t2: index):");
+  line(t, "        %%gn = arith.addi %%g1, %%c1 : index");
+  line(t, "        scf.yield %%gn, %%t2 : index, index");
+  line(t, "      }");
+  line(t, "      %%more = arith.cmpi ult, %%p#0, %%G : index");
+  line(t, "      scf.condition(%%more) %%d, %%p#0, %%p#1 : index, index, index");
+  line(t, "    } do {");
+  line(t, "    ^bb0(%%d: index, %%g: index, %%tg: index):");
+  line(t, "      %%dn = arith.addi %%d, %%step : index");
+  line(t, "      %%r = arith.divui %%d, %%gx : index");
+  line(t, "      %%local = arith.subi %%r, %%tg : index");
+  gg_emit_group_start(t, "      ", "s", "%g", "%ends", ends_type);
+  line(t, "      %%sq = arith.divui %%s, %%tm : index");
+  line(t, "      %%slot = arith.addi %%sq, %%g : index");
+  line(t, "      %%vx = arith.remui %%d, %%gx : index");
+  line(t, "      %%vy = arith.addi %%slot, %%local : index");
+  line(t, "      %%vz = arith.constant 0 : index");
+  line(t, "      scf.yield %%dn, %%g, %%tg : index, index, index");
+  line(t, "    }");
+}
+
+// The persistent grid, before `before`: each warpgroup role walks the CTA's tiles of the
+// virtual grid's extents[0] x extents[1] x extents[2] (densely, or strided: above) in a
+// loop of its own, after setting its register budget once. The loop bodies end with the
+// tile's virtual grid ids (vx, vy, vz); lower_roles puts the grid's body after them.
+static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const MlirValue extents[3],
+                             MlirValue tid, MlirValue ends) {
+  bool dense = walks_dense(k);
+  if (dense && mlirValueIsNull(ends)) {
+    gg_emit_error(before, PASS ": a rows-packed layout without gg.group_ends");
+    return false;
+  }
+  char ends_type[128];
+  snprintf(ends_type, sizeof ends_type, "memref<%lldxi64, " WORKGROUP ">", (long long)k->desc.g);
   gg_text t;
   gg_text_init(&t);
-  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index) {");
+  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index%s%s) {",
+       dense ? ", %ends: " : "", dense ? ends_type : "");
   line(&t, "  %%c0 = arith.constant 0 : index");
+  line(&t, "  %%c1 = arith.constant 1 : index");
   line(&t, "  %%c128 = arith.constant 128 : index");
+  line(&t, "  %%G = arith.constant %lld : index", (long long)k->desc.g);
+  line(&t, "  %%Gm1 = arith.constant %lld : index", (long long)k->desc.g - 1);
+  line(&t, "  %%tm = arith.constant %d : index", k->tm);
   line(&t, "  %%wg = arith.divui %%tid, %%c128 : index");
   line(&t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
   line(&t, "  %%first = gpu.block_id x");
   line(&t, "  %%step = gpu.grid_dim x");
+  // The loops' values come from here, not from the consumers' region: the producer's loop
+  // is a clone of the consumers'.
   line(&t, "  %%gxy = arith.muli %%gx, %%gy : index");
   line(&t, "  %%total = arith.muli %%gxy, %%gz : index");
   for (int role = 0; role < 2; ++role) {
@@ -930,18 +1010,14 @@ static bool lower_role_loops(MlirOperation before, const MlirValue extents[3], M
     }
     line(&t, "    %%iter = memref.alloca() : memref<1xindex>");
     line(&t, "    memref.store %%c0, %%iter[%%c0] : memref<1xindex>");
-    line(&t, "    scf.for %%v = %%first to %%total step %%step {");
-    line(&t, "      %%vx = arith.remui %%v, %%gx : index");
-    line(&t, "      %%vyz = arith.divui %%v, %%gx : index");
-    line(&t, "      %%vy = arith.remui %%vyz, %%gy : index");
-    line(&t, "      %%vz = arith.divui %%vyz, %%gy : index");
-    line(&t, "    }");
+    if (dense) emit_dense_walk(&t, ends_type);
+    else emit_strided_walk(&t);
   }
   line(&t, "  }");
   line(&t, "  return");
   line(&t, "}");
-  MlirValue args[4] = {tid, extents[0], extents[1], extents[2]};
-  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, 4, NULL, 0);
+  MlirValue args[5] = {tid, extents[0], extents[1], extents[2], ends};
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, dense ? 5 : 4, NULL, 0);
   gg_text_free(&t);
   return ok;
 }
@@ -955,11 +1031,17 @@ static MlirOperation op_in_region(MlirOperation op, intptr_t r, const char* name
   return (MlirOperation){NULL};
 }
 
+// The body of a role's loop over the CTA's tiles: scf.for's, or scf.while's "do" region.
+static MlirBlock role_loop_body(MlirOperation loop) {
+  intptr_t region = gg_op_is(loop, "scf.while") ? 1 : 0;
+  return mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, region));
+}
+
 // The kernel's body from `first_body` to its end (the grid's body, on the block ids
 // `ids`) becomes the body of each role's loop over the CTA's tiles, with that role's
 // share of the tile in place of the tile-level ops.
 static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue tid, MlirValue dsmem,
-                        MlirOperation first_body, const MlirValue extents[3],
+                        MlirValue ends, MlirOperation first_body, const MlirValue extents[3],
                         const MlirValue ids[3]) {
   tile_ops ops;
   if (!find_tile_ops(kernel, &ops)) return false;
@@ -967,29 +1049,34 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   MlirValue prologue_args[3] = {mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1), tid};
   MlirValue bar;
   if (!lower_prologue(first_body, k, !mlirOperationIsNull(ops.load_a), prologue_args, &bar) ||
-      !lower_role_loops(first_body, extents, tid))
+      !lower_role_loops(first_body, k, extents, tid, ends))
     return false;
   MlirOperation split = mlirBlockGetFirstOperation(body);
   while (!mlirOperationEqual(mlirOperationGetNextInBlock(split), first_body))
     split = mlirOperationGetNextInBlock(split);
+  const char* loop_name = walks_dense(k) ? "scf.while" : "scf.for";
   MlirOperation loops[2], iters[2];
   for (int role = 0; role < 2; ++role) {
-    loops[role] = op_in_region(split, role, "scf.for");
+    loops[role] = op_in_region(split, role, loop_name);
     iters[role] = op_in_region(split, role, "memref.alloca");
   }
-  // The grid's body into the consumers' loop, on the loop's tile ids.
-  MlirBlock loop_body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loops[ROLE_CONSUMER], 0));
+  // The grid's body into the consumers' loop, after the tile's ids (the loop body's last
+  // three ops), on them.
+  MlirBlock loop_body = role_loop_body(loops[ROLE_CONSUMER]);
   MlirOperation loop_end = mlirBlockGetTerminator(loop_body);
   MlirOperation ret = mlirBlockGetTerminator(body);
+  MlirOperation v_ops[3] = {{NULL}, {NULL}, {NULL}};
+  for (MlirOperation op = mlirBlockGetFirstOperation(loop_body); !mlirOperationEqual(op, loop_end);
+       op = mlirOperationGetNextInBlock(op)) {
+    v_ops[0] = v_ops[1];
+    v_ops[1] = v_ops[2];
+    v_ops[2] = op;
+  }
   for (MlirOperation op = first_body; !mlirOperationEqual(op, ret);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     mlirOperationMoveBefore(op, loop_end);
     op = next;
   }
-  MlirOperation vx = mlirBlockGetFirstOperation(loop_body);
-  MlirOperation vy = mlirOperationGetNextInBlock(mlirOperationGetNextInBlock(vx));
-  MlirOperation vz = mlirOperationGetNextInBlock(vy);
-  MlirOperation v_ops[3] = {vx, vy, vz};
   for (int i = 0; i < 3; ++i) mlirValueReplaceAllUsesOfWith(ids[i], mlirOperationGetResult(v_ops[i], 0));
   // The producer's loop: the same body, cloned.
   MlirOperation producer = mlirOperationClone(loops[ROLE_CONSUMER]);
@@ -1088,11 +1175,12 @@ static bool to_kernel(MlirOperation func, const void* options) {
   MlirOperation first_body = mlirOperationGetNextInBlock(dsmem_op);
   // The ends are computed after the thread id exists: move the op behind the memory's
   // defining ops (the prologue landed before the thread id).
+  MlirValue ends = {NULL};
   if (!mlirOperationIsNull(ends_op)) {
     mlirOperationMoveAfter(ends_op, dsmem_op);
-    if (!lower_group_ends(ends_op, &k, tid, dsmem)) return false;
+    if (!lower_group_ends(ends_op, &k, tid, dsmem, &ends)) return false;
   }
-  return lower_roles(kernel, &k, tid, dsmem, first_body, extents, ids);
+  return lower_roles(kernel, &k, tid, dsmem, ends, first_body, extents, ids);
 }
 
 static bool run(MlirOperation module, const void* options) {

@@ -2,6 +2,7 @@
 // producer feeding a ring of stages under full/empty mbarriers, two wgmma consumers, and
 // an epilogue staged through the ring; then the NVVM lowering and PTX.
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
+// RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=STRIDED
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
 // RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | FileCheck %s --check-prefix=NOKMASK
@@ -30,14 +31,23 @@
 // ones one per consumer warp.
 // KERNEL: nvgpu.mbarrier.init %[[BAR:.*]][%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
 // KERNEL: nvvm.fence.mbarrier.init
-// Persistent: each role sets its registers once, then walks the virtual grid's tiles from
-// the CTA's block id in steps of the launch's CTAs, counting its K tiles across them.
+// Persistent: each role sets its registers once, then walks the tiles that hold rows
+// (densely: rows-packed layouts) from the CTA's block id in steps of the launch's CTAs,
+// a running pointer over the group ends in shared memory finding each tile's group, and
+// counts its K tiles across them.
 // KERNEL: gpu.barrier
 // KERNEL: %[[FIRST:.*]] = gpu.block_id x
 // KERNEL: %[[STEP:.*]] = gpu.grid_dim x
 // KERNEL: nvvm.setmaxregister decrease 40
 // KERNEL: %[[PITER:.*]] = memref.alloca() : memref<1xindex>
-// KERNEL: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
+// KERNEL: scf.while (%[[D:.*]] = %[[FIRST]], %{{.*}} = %c0{{[_0-9]*}}, %{{.*}} = %c0{{[_0-9]*}}) : (index, index, index) -> (index, index, index) {
+// KERNEL: scf.while
+// KERNEL: memref.load %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>
+// KERNEL: arith.ceildivui %{{.*}}, %c128{{[_0-9]*}} : index
+// KERNEL: scf.condition
+// KERNEL: scf.condition
+// KERNEL: } do {
+// KERNEL: arith.addi %{{.*}}, %[[STEP]] : index
 // KERNEL: memref.load %[[PITER]]
 // KERNEL: nvgpu.mbarrier.try_wait.parity
 // KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
@@ -46,7 +56,7 @@
 // KERNEL: memref.store %{{.*}}, %[[PITER]]
 // KERNEL: nvvm.setmaxregister increase 232
 // KERNEL: %[[CITER:.*]] = memref.alloca() : memref<1xindex>
-// KERNEL: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
+// KERNEL: scf.while (%{{.*}} = %[[FIRST]],
 // Promoted: each K tile's first k32 step starts a fresh partial sum (scale-d zero).
 // KERNEL: nvvm.wgmma.fence.aligned
 // KERNEL: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
@@ -70,6 +80,16 @@
 // KERNEL: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // KERNEL: arith.truncf %{{.*}} : f32 to bf16
 // KERNEL-NOT: gg.
+
+// Layouts not packed along M walk the virtual grid strided.
+// STRIDED: nvvm.fence.mbarrier.init
+// STRIDED: %[[FIRST:.*]] = gpu.block_id x
+// STRIDED: %[[STEP:.*]] = gpu.grid_dim x
+// STRIDED: nvvm.setmaxregister decrease 40
+// STRIDED-NOT: scf.while
+// STRIDED: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
+// STRIDED: nvvm.setmaxregister increase 232
+// STRIDED: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
 
 // FAST-NOT: <zero>
 // FAST: nvvm.wgmma.wait.group.sync.aligned 1
