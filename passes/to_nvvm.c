@@ -1,9 +1,10 @@
 // gg-to-nvvm: lowers tile-level gg IR to a gpu.module kernel for NVIDIA Hopper (sm_90a).
 // Persistent CTAs of three warpgroups (384 threads): the launch gives at most one CTA per
-// SM (gg_sm90_launch_ctas) and each walks the virtual grid's tile_m x tile_n tiles (the
-// gg.grid extents, x fastest) from its block id in steps of the launch's CTAs. Each role
-// walks them in a loop of its own (the grid's body, cloned), after setting its register
-// budget once (nvvm.setmaxregister):
+// SM (gg_sm90_launch_ctas) and each walks its share of the virtual grid's tile_m x tile_n
+// tiles (the gg.grid extents) from its block id in steps of the launch's CTAs: only the
+// tiles that hold rows where groups are packed along M, the whole grid (x fastest)
+// otherwise. Each role walks them in a loop of its own (the grid's body, cloned), after
+// setting its register budget once (nvvm.setmaxregister):
 //
 // - Warpgroup 0 is the producer: thread 0 issues TMA loads (nvgpu.tma.async.load) of the
 //   A tile (tile_m x 128 bytes) and the B tile (tile_n x 128) of each K tile into a ring
