@@ -9,9 +9,12 @@
 #                                       every case with exact data (bit-identical to the C
 #                                       reference), random data (within the documented
 #                                       bound), and replayed from a CUDA graph (cases
-#                                       GG_CHECK_JOBS at a time, default 6); then
-#                                       compute-sanitizer memcheck and racecheck on a small
-#                                       set. Prints a table last; exits 1 if anything failed.
+#                                       GG_CHECK_JOBS at a time, default 6).
+#   tools/hopper/check.sh sanitize [DIR]  there too: compute-sanitizer memcheck, racecheck
+#                                       and synccheck on a small set.
+#   tools/hopper/check.sh all [DIR]     both (over ten minutes: the device machine's limit
+#                                       per command is why they are two).
+# Each prints a table last and exits 1 if anything failed.
 #
 # Every check poisons the output first and fails on an element left unwritten or one
 # written outside the groups (tests/support/verify.c).
@@ -56,11 +59,12 @@ check_case() {
   printf '| %2d | %-78s | %-28s | %-28s | %-28s |\n' $n "$*" "$(short "$e")" "$(short "$r")" "$(short "$g")" >"$T/row.$n"
 }
 
-run() {
+machine() {
   echo "== the machine ($(date -u +%Y-%m-%dT%H:%MZ))"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader || true
-  failed=0
-  table=""
+}
+
+cases() {
   T=$(mktemp -d)
   jobs=${GG_CHECK_JOBS:-6}
   n=0
@@ -80,7 +84,9 @@ run() {
     i=$((i + 1))
   done
   rm -rf "$T"
+}
 
+sanitizers() {
   sanitize() {
     tool=$1
     shift
@@ -98,8 +104,16 @@ run() {
     sanitize $tool --op mm --ranks 2d2d --groups 0,1,130,301,48 --M 200 --N 264 --accum fast
     sanitize $tool --op dynamic --groups 0,1,130,200 --M 256 --N 256 --K 640 --scaling blockwise
     sanitize $tool --op stacked --groups 600,1,300,0,500 --N 2048 --K 128 --accum fast --tile 128x128x128
+    sanitize $tool --op mm --ranks 2d3d --groups 1,0,0,5 --N 4096 --K 2112 --accum fast --split-k 3
   done
+}
 
+# Runs the given steps, then prints the table; exits 1 if anything failed.
+check() {
+  machine
+  failed=0
+  table=""
+  for step in "$@"; do $step; done
   echo
   echo "| #  | case (gg-launch flags) | exact data | random data | CUDA graph replay |"
   echo "|---:|---|---|---|---|"
@@ -110,6 +124,8 @@ run() {
 
 case "$mode" in
   stage) stage ;;
-  run) run ;;
-  *) echo "usage: tools/hopper/check.sh stage|run [DIR]" >&2; exit 2 ;;
+  run) check cases ;;
+  sanitize) check sanitizers ;;
+  all) check cases sanitizers ;;
+  *) echo "usage: tools/hopper/check.sh stage|run|sanitize|all [DIR]" >&2; exit 2 ;;
 esac
