@@ -52,7 +52,7 @@ static gg_status call_layout(gg_context* context, gg_layout layout, gg_scaling s
                              gg_b_layout b_layout, const DLTensor* XQ, const DLTensor* WQ,
                              const DLTensor* x_scale, const DLTensor* w_scale,
                              const DLTensor* meta, int zeroing, DLTensor* out) {
-  gg_grouped_gemm_call call = {layout, scaling, b_layout, {0, 0, 0, 0, GG_LOOP_ROLLED},
+  gg_grouped_gemm_call call = {layout, scaling, b_layout, {0, 0, 0, 0, GG_LOOP_ROLLED, 0},
                                {XQ, WQ, x_scale, w_scale, meta, out}, zeroing, GG_ACCUM_PROMOTED,
                                NULL};
   return gg_grouped_gemm(context, &call);

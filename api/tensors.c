@@ -265,6 +265,14 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
       rows = out->m / d->g;
     gg_tile_config tile = gg_tile_config_for(d, rows), standard = gg_tile_config_default();
     if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k) d->tile = tile;
+    // sm_90a at decode: split-K where the tiles leave most SMs idle (gg_sm90_split_k_for).
+    if (d->tile.split_k <= 1) {
+      int split = gg_sm90_split_k_for(d, out->m);
+      if (split > 1) {
+        if (!d->tile.m) d->tile = gg_tile_config_default();
+        d->tile.split_k = split;
+      }
+    }
   }
   GG_RETURN_IF_ERROR(gg_op_desc_validate(d));
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {

@@ -118,7 +118,7 @@ static int run(gg_context* context, launch* l, const char* name) {
 static int dynamic_slabs(gg_context* context) {
   const int64_t groups = 1100, m = 256, n = 16, k = 16384;
   gg_op_desc d = {GG_LAYOUT_PADDED, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, n, k, groups,
-                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
+                  {64, 64, 128, 0, GG_LOOP_ROLLED, 0}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   launch l;
   int failed = allocate(&l, &d, m);
   gg_rng rng = {3};
@@ -150,7 +150,7 @@ static int dynamic_slabs(gg_context* context) {
 static int stacked_rows(gg_context* context) {
   const int64_t first = 262144, second = 256, n = 16, k = 16384;
   gg_op_desc d = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, n, k, 2,
-                  {64, 64, 128, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
+                  {64, 64, 128, 0, GG_LOOP_ROLLED, 0}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   launch l;
   int failed = allocate(&l, &d, first + second);
   gg_rng rng = {5};

@@ -99,6 +99,11 @@ gg_status gg_grouped_matmul_desc(MlirOperation op, gg_op_desc* desc) {
   desc->tile.n = (int32_t)tn;
   desc->tile.k = (int32_t)tk;
   desc->tile.waves_per_eu = (int32_t)wpe;
+  // split_k is there only where asked (sm_90a's split-K), so every other op reads as before.
+  int64_t split = 0;
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, gg_str("split_k"))))
+    GG_RETURN_IF_ERROR(read_int(op, "split_k", &split));
+  desc->tile.split_k = (int32_t)split;
   // The FP8 flavour is a property of the operands' element type.
   MlirType a = mlirValueGetType(mlirOperationGetOperand(op, 0));
   MlirType element = mlirShapedTypeGetElementType(a);
@@ -181,6 +186,10 @@ MlirOperation gg_grouped_matmul_build(MlirBlock block, MlirLocation loc, const g
       named(ctx, "accum", string_attr(ctx, gg_accum_name(desc->accum))),
   };
   mlirOperationStateAddAttributes(&state, sizeof attrs / sizeof attrs[0], attrs);
+  if (desc->tile.split_k > 1) {
+    MlirNamedAttribute split = named(ctx, "split_k", i64_attr(ctx, desc->tile.split_k));
+    mlirOperationStateAddAttributes(&state, 1, &split);
+  }
   MlirOperation op = mlirOperationCreate(&state);
   mlirBlockAppendOwnedOperation(block, op);
   return op;

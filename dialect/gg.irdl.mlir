@@ -48,6 +48,9 @@ irdl.dialect @gg {
     %tile_n = irdl.base "#builtin.integer"
     %tile_k = irdl.base "#builtin.integer"
     %waves_per_eu = irdl.base "#builtin.integer"
+    // An sm_90a op may also carry "split_k" (an integer, 2 to 4: split-K over a cluster of
+    // that many CTAs); IRDL lists required attributes only, so the verifier of the
+    // descriptor (gg_op_desc_validate) checks it.
     irdl.attributes {
       "layout" = %layout, "scaling" = %scaling, "b_layout" = %b_layout, "target" = %target,
       "n" = %n, "k" = %k, "g" = %g, "tile_m" = %tile_m, "tile_n" = %tile_n, "tile_k" = %tile_k,

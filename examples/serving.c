@@ -29,7 +29,7 @@ static int serve(worker* w, int request) {
   int64_t tokens[G] = {0};
   for (int t = 0; t < TOKENS; ++t) ++tokens[gg_rng_range(&rng, 0, G - 1)];
   gg_op_desc desc = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, N, K, G,
-                     {0, 0, 0, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
+                     {0, 0, 0, 0, GG_LOOP_ROLLED, 0}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   gg_problem_spec spec = {desc, tokens, GG_DYNAMIC, 0, GG_DATA_RANDOM, rng.state, 0};
   gg_problem* p;
   gg_status status = gg_problem_create(&spec, &p);
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
 
   // Compile (or load from the disk cache) before traffic arrives.
   gg_op_desc desc = {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, GG_B_PLAIN, GG_FP8_E4M3FN, N, K, G,
-                     {0, 0, 0, 0, GG_LOOP_ROLLED}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
+                     {0, 0, 0, 0, GG_LOOP_ROLLED, 0}, GG_TARGET_HOST, GG_ACCUM_PROMOTED};
   double start = gg_now_ms();
   gg_kernel* kernel;
   status = gg_kernel_get(context, &desc, &kernel);

@@ -55,6 +55,7 @@
 typedef struct nvvm_kernel {
   gg_op_desc desc;
   int tm, tn, stages;
+  int split;  // split-K: the CTAs of a cluster sharing each tile's K tiles (1: none)
   long long stage_bytes, a_bytes, smem;
   int acc_count;  // f32 accumulators per consumer thread: tn / 2
   bool fast, blockwise;
@@ -93,6 +94,7 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->tm = k->desc.tile.m;
   k->tn = k->desc.tile.n;
   k->stages = gg_sm90_stages(&k->desc);
+  k->split = gg_sm90_split_k(&k->desc);
   k->a_bytes = (long long)k->tm * TILE_K;
   k->stage_bytes = k->a_bytes + (long long)k->tn * TILE_K;
   k->smem = gg_sm90_dynamic_shared_bytes(&k->desc);
@@ -497,6 +499,91 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_free(&sb_type);
 }
 
+// Split-K: the CTA's share of the tile's %nk_all K tiles from %kstart_all: its cluster
+// rank %rank (its block id modulo the cluster's size, the clusters being 1-D) takes K
+// tiles [rank nk_all / split, (rank + 1) nk_all / split), as %nk tiles from %kstart; the
+// consumers keep the share's last ring of stages (from K tile %kdefer on) for the
+// reduction. gg_op_desc_validate makes every share at least a ring long.
+static void emit_split_share(gg_text* t, const nvvm_kernel* k) {
+  line(t, "  %%cSplit = arith.constant %d : index", k->split);
+  line(t, "  %%block = gpu.block_id x");
+  line(t, "  %%rank = arith.remui %%block, %%cSplit : index");
+  line(t, "  %%kt_lo0 = arith.muli %%rank, %%nk_all : index");
+  line(t, "  %%kt_lo = arith.divui %%kt_lo0, %%cSplit : index");
+  line(t, "  %%rank1 = arith.addi %%rank, %%c1 : index");
+  line(t, "  %%kt_hi0 = arith.muli %%rank1, %%nk_all : index");
+  line(t, "  %%kt_hi = arith.divui %%kt_hi0, %%cSplit : index");
+  line(t, "  %%nk = arith.subi %%kt_hi, %%kt_lo : index");
+  line(t, "  %%kt_lo_k = arith.muli %%kt_lo, %%c128 : index");
+  line(t, "  %%kstart = arith.addi %%kstart_all, %%kt_lo_k : index");
+  line(t, "  %%kdefer = arith.subi %%nk, %%cS : index");
+}
+
+// `count` cluster barriers (barrier.cluster arrive, release; wait, acquire).
+static void emit_cluster_sync(gg_text* t, const char* indent, int count) {
+  for (int i = 0; i < count; ++i) {
+    line(t, "%snvvm.cluster.arrive", indent);
+    line(t, "%snvvm.cluster.wait", indent);
+  }
+}
+
+// Split-K's reduction of the consumers' accumulators `acc` into %acc_red, deterministic:
+// every CTA but the cluster's first stores its partial sums into its ring (the stages it
+// kept: 4 tile_n bytes a thread's accumulator, word i x 256 + thread: conflict-free),
+// the cluster's barrier publishes them, the first CTA adds each peer's in rank order,
+// reading them through distributed shared memory (mapa), 16 at a time, and a second
+// barrier frees the peers' rings, whose kept stages then go back to their producers. The
+// first CTA writes the tile (%is_lead); the producers pass the same two barriers.
+static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc) {
+  line(t, "    %%is_lead = arith.cmpi eq, %%rank, %%c0 : index");
+  line(t, "    %%not_lead = arith.cmpi ne, %%rank, %%c0 : index");
+  line(t, "    %%ctid = arith.subi %%tid, %%c128 : index");
+  line(t, "    %%ct64 = arith.index_cast %%ctid : index to i64");
+  line(t, "    %%ring64 = arith.index_cast %%abase : index to i64");
+  line(t, "    %%ring_p = llvm.inttoptr %%ring64 : i64 to !llvm.ptr<3>");
+  line(t, "    %%mine = llvm.getelementptr %%ring_p[%%ct64] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32");
+  line(t, "    scf.if %%not_lead {");
+  for (int i = 0; i < k->acc_count; ++i) {
+    line(t, "      %%pv%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
+    line(t, "      %%pp%d = llvm.getelementptr %%mine[%d] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f32", i, i * 256);
+    line(t, "      llvm.store %%pv%d, %%pp%d : f32, !llvm.ptr<3>", i, i);
+  }
+  line(t, "    }");
+  emit_cluster_sync(t, "    ", 1);
+  line(t, "    %%acc_red = scf.if %%is_lead -> (%s) {", k->acc_type);
+  for (int i = 0; i < k->acc_count; ++i)
+    line(t, "      %%a0_%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
+  for (int p = 1; p < k->split; ++p) {
+    line(t, "      %%rk%d = arith.constant %d : i32", p, p);
+    line(t, "      %%peer%d = nvvm.mapa %%mine, %%rk%d : !llvm.ptr<3> -> !llvm.ptr<7>", p, p);
+    for (int i0 = 0; i0 < k->acc_count; i0 += 16) {
+      for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i) {
+        line(t, "      %%q%d_%d = llvm.getelementptr %%peer%d[%d] : (!llvm.ptr<7>) -> !llvm.ptr<7>, f32", p, i, p, i * 256);
+        line(t, "      %%x%d_%d = llvm.load %%q%d_%d : !llvm.ptr<7> -> f32", p, i, p, i);
+      }
+      for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i)
+        line(t, "      %%a%d_%d = arith.addf %%a%d_%d, %%x%d_%d : f32", p, i, p - 1, i, p, i);
+    }
+  }
+  line(t, "      %%r0 = llvm.mlir.poison : %s", k->acc_type);
+  for (int i = 0; i < k->acc_count; ++i)
+    line(t, "      %%r%d = llvm.insertvalue %%a%d_%d, %%r%d[%d] : %s", i + 1, k->split - 1, i, i, i, k->acc_type);
+  line(t, "      scf.yield %%r%d : %s", k->acc_count, k->acc_type);
+  line(t, "    } else {");
+  line(t, "      scf.yield %s : %s", acc, k->acc_type);
+  line(t, "    }");
+  emit_cluster_sync(t, "    ", 1);
+  line(t, "    %%dbase0 = arith.addi %%it0, %%kdefer : index");
+  for (int j = 0; j < k->stages; ++j) {
+    line(t, "    %%dj%d = arith.constant %d : index", j, j);
+    line(t, "    %%dg%d = arith.addi %%dbase0, %%dj%d : index", j, j);
+    line(t, "    %%ds%d = arith.remui %%dg%d, %%cS : index", j, j);
+    char stage[16];
+    snprintf(stage, sizeof stage, "%%ds%d", j);
+    emit_release(t, "%lane0", stage);
+  }
+}
+
 // %gk, the role's K tile %kt of this tile counted across the CTA's tiles (from %it0), and
 // its ring stage %s and round %r: the same for the producer and the consumers.
 static void emit_ring_slot(gg_text* t, const char* indent) {
@@ -535,6 +622,9 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
   line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
   line(t, "  }");
+  // Split-K: the cluster's two barriers of each tile (emit_split_reduce), which every
+  // thread of every CTA of the cluster passes.
+  if (k->split > 1) emit_cluster_sync(t, "  ", 2);
 }
 
 // One role's share of a tile: the producer's loads, or the consumers' wgmma and epilogue.
@@ -566,11 +656,13 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   line(t, "  %%cw = arith.subi %%wg, %%c1 : index");
   // K tiles: from the 128-aligned tile holding k_lo to k_hi.
   if (loads) {
+    const char* all = k->split > 1 ? "_all" : "";
     line(t, "  %%kq = arith.floordivsi %%k_lo, %%c128 : index");
-    line(t, "  %%kstart = arith.muli %%kq, %%c128 : index");
-    line(t, "  %%kspan0 = arith.subi %%k_hi, %%kstart : index");
+    line(t, "  %%kstart%s = arith.muli %%kq, %%c128 : index", all);
+    line(t, "  %%kspan0 = arith.subi %%k_hi, %%kstart%s : index", all);
     line(t, "  %%kspan = arith.maxsi %%kspan0, %%c0 : index");
-    line(t, "  %%nk = arith.ceildivsi %%kspan, %%c128 : index");
+    line(t, "  %%nk%s = arith.ceildivsi %%kspan, %%c128 : index", all);
+    if (k->split > 1) emit_split_share(t, k);
   } else {
     line(t, "  %%nk = arith.constant 0 : index");
   }
@@ -646,23 +738,39 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
       line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
       line(t, "      %%sp = arith.remui %%kp, %%cS : index");
-      line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+      if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
+        line(t, "      %%kp_t = arith.subi %%kt, %%c1 : index");
+        line(t, "      %%early = arith.cmpi slt, %%kp_t, %%kdefer : index");
+        line(t, "      %%release0 = arith.andi %%had_prev, %%lane0 : i1");
+        line(t, "      %%release = arith.andi %%release0, %%early : i1");
+      } else {
+        line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+      }
       emit_release(t, "%release", "%sp");
       line(t, "      scf.yield %%acc_out : %s", k->acc_type);
       line(t, "    }");
       line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
-      // The last K tile's stage goes back too: the ring runs on into the CTA's next tile.
-      line(t, "    %%had_any = arith.cmpi uge, %%nk, %%c1 : index");
-      line(t, "    %%klast0 = arith.addi %%it0, %%nk : index");
-      line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
-      line(t, "    %%slast = arith.remui %%klast, %%cS : index");
-      line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
-      emit_release(t, "%release_last", "%slast");
+      // The last K tile's stage goes back too: the ring runs on into the CTA's next tile
+      // (under split-K after the reduction).
+      if (k->split == 1) {
+        line(t, "    %%had_any = arith.cmpi uge, %%nk, %%c1 : index");
+        line(t, "    %%klast0 = arith.addi %%it0, %%nk : index");
+        line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
+        line(t, "    %%slast = arith.remui %%klast, %%cS : index");
+        line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
+        emit_release(t, "%release_last", "%slast");
+      }
       acc = "%acc";
     } else {
       emit_wgmma(t, k, "%part_in", "%part", "zero");
       line(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
-      emit_release(t, "%lane0", "%s");
+      if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
+        line(t, "      %%early = arith.cmpi slt, %%kt, %%kdefer : index");
+        line(t, "      %%release = arith.andi %%lane0, %%early : i1");
+        emit_release(t, "%release", "%s");
+      } else {
+        emit_release(t, "%lane0", "%s");
+      }
       if (k->blockwise) {
         // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
         // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it,
@@ -720,10 +828,16 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     }
     line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
     line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
+    if (k->split > 1) {
+      emit_split_reduce(t, k, acc);
+      acc = "%acc_red";
+      line(t, "    scf.if %%is_lead {");
+    }
   } else {
     acc = acc_name;
   }
   emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads);
+  if (loads && k->split > 1) line(t, "    }");
   line(t, "  return");
   line(t, "}");
 }
@@ -995,8 +1109,18 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   line(&t, "  %%tm = arith.constant %d : index", k->tm);
   line(&t, "  %%wg = arith.divui %%tid, %%c128 : index");
   line(&t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
-  line(&t, "  %%first = gpu.block_id x");
-  line(&t, "  %%step = gpu.grid_dim x");
+  // Split-K: a cluster of k->split CTAs (consecutive block ids) takes each tile, so the
+  // walk is over clusters; the launch gives whole clusters.
+  if (k->split > 1) {
+    line(&t, "  %%cSplit = arith.constant %d : index", k->split);
+    line(&t, "  %%block = gpu.block_id x");
+    line(&t, "  %%grid = gpu.grid_dim x");
+    line(&t, "  %%first = arith.divui %%block, %%cSplit : index");
+    line(&t, "  %%step = arith.divui %%grid, %%cSplit : index");
+  } else {
+    line(&t, "  %%first = gpu.block_id x");
+    line(&t, "  %%step = gpu.grid_dim x");
+  }
   // The loops' values come from here, not from the consumers' region: the producer's loop
   // is a clone of the consumers'.
   line(&t, "  %%gxy = arith.muli %%gx, %%gy : index");
@@ -1133,8 +1257,10 @@ static bool to_kernel(MlirOperation func, const void* options) {
     gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
   }
   gg_text_printf(&t, ")");
+  gg_text_printf(&t, " kernel attributes {");
+  if (k.split > 1) gg_text_printf(&t, "nvvm.cluster_dim = array<i32: %d, 1, 1>, ", k.split);
   gg_text_printf(&t,
-                 " kernel attributes {nvvm.maxntid = array<i32: %d, 1, 1>, nvvm.minctasm = 1 : i32, "
+                 "nvvm.maxntid = array<i32: %d, 1, 1>, nvvm.minctasm = 1 : i32, "
                  "gg.tensor_maps = 2 : i64} {\n"
                  "    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
                  "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n"

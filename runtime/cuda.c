@@ -97,6 +97,8 @@ enum {
   X(cuGraphExecDestroy, "cuGraphExecDestroy", (void*))                                       \
   X(cuGraphDestroy, "cuGraphDestroy", (void*))                                               \
   X(cuLaunchKernelEx, "cuLaunchKernelEx", (const CUlaunchConfig*, CUfunction, void**, void**)) \
+  X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters",                           \
+    (int*, CUfunction, const CUlaunchConfig*))                                               \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                                        \
     (CUtensorMap*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const uint32_t*,  \
      const uint32_t*, int, int, int, int))
@@ -279,10 +281,31 @@ struct gg_cuda_kernel {
   int registers;
   int64_t dynamic_shared;
   unsigned cluster[3];  // cluster dimensions (1 x 1 x 1: none); the launch attribute when > 1
+  int resident;         // the CTAs the device holds at once: its SMs, or whole clusters
   pthread_mutex_t maps_mutex;
   cached_map maps[MAP_CACHE_SIZE];
   unsigned next_map;  // the slot the next miss replaces
 };
+
+// A launch of `ctas` CTAs of the kernel on `stream`, with its cluster attribute (in
+// *cluster) when it has clusters.
+static void launch_config_of(const gg_cuda_kernel* kernel, unsigned ctas, void* stream,
+                             CUlaunchConfig* config, CUlaunchAttribute* cluster) {
+  memset(config, 0, sizeof *config);
+  config->grid_x = ctas;
+  config->grid_y = config->grid_z = 1;
+  config->block_x = GG_SM90_THREADS;
+  config->block_y = config->block_z = 1;
+  config->shared_bytes = (unsigned)kernel->dynamic_shared;
+  config->stream = (CUstream)stream;
+  if (kernel->cluster[0] * kernel->cluster[1] * kernel->cluster[2] > 1) {
+    memset(cluster, 0, sizeof *cluster);
+    cluster->id = LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    memcpy(cluster->value, kernel->cluster, sizeof kernel->cluster);
+    config->attrs = cluster;
+    config->attr_count = 1;
+  }
+}
 
 gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t size,
                               const char* name, const gg_op_desc* desc, gg_cuda_kernel** out) {
@@ -306,7 +329,9 @@ gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t
   kernel->device = device;
   kernel->desc = d;
   kernel->dynamic_shared = gg_sm90_dynamic_shared_bytes(&d);
-  kernel->cluster[0] = kernel->cluster[1] = kernel->cluster[2] = 1;
+  kernel->cluster[0] = (unsigned)gg_sm90_split_k(&d);  // split-K: one cluster per tile
+  kernel->cluster[1] = kernel->cluster[2] = 1;
+  kernel->resident = device->sm_count;
   pthread_mutex_init(&kernel->maps_mutex, NULL);
   gg_status status = push(device);
   if (status) {
@@ -335,6 +360,22 @@ gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t
                                              (int)kernel->dynamic_shared)))
     status = driver_error(r, "cuFuncSetAttribute(max dynamic shared memory)");
   if (!status) api.cuFuncGetAttribute(&kernel->registers, FUNC_NUM_REGS, kernel->function);
+  if (!status && kernel->cluster[0] > 1) {
+    // Clusters need their CTAs on SMs of one GPC, so fewer may fit at once than SMs allow;
+    // a persistent launch of more would run the rest after the first finish.
+    CUlaunchConfig config;
+    CUlaunchAttribute cluster;
+    launch_config_of(kernel, kernel->cluster[0], NULL, &config, &cluster);
+    int clusters = 0;
+    if ((r = api.cuOccupancyMaxActiveClusters(&clusters, kernel->function, &config)))
+      status = driver_error(r, "cuOccupancyMaxActiveClusters");
+    else if (clusters < 1)
+      status = gg_status_make(GG_STATUS_UNAVAILABLE,
+                              "kernel %s: %s holds no cluster of %u of its CTAs", name,
+                              device->name, kernel->cluster[0]);
+    else if ((int64_t)clusters * kernel->cluster[0] < kernel->resident)
+      kernel->resident = clusters * (int)kernel->cluster[0];
+  }
   if (status && kernel->module) api.cuModuleUnload(kernel->module);
   pop();
   if (status) {
@@ -437,7 +478,7 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   GG_RETURN_IF_ERROR(gg_launch_check(&d, buffers, m));
   gg_launch_plan plan = gg_launch_plan_of(&d, m, zeroing);
   // Persistent CTAs, one an SM at most: each walks the virtual grid's tiles (gg-to-nvvm).
-  int64_t ctas = gg_sm90_launch_ctas(&d, m, kernel->device->sm_count);
+  int64_t ctas = gg_sm90_launch_ctas(&d, m, kernel->resident);
   // Everything that can be refused is checked before the first byte is written.
   map_storage storage[2];
   CUtensorMap* maps[2] = {aligned_map(&storage[0]), aligned_map(&storage[1])};
@@ -467,21 +508,8 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
     params[1] = maps[1];
     for (size_t i = 0; i < count; ++i) params[2 + i] = &values[i];
     CUlaunchConfig config;
-    memset(&config, 0, sizeof config);
-    config.grid_x = (unsigned)ctas;
-    config.grid_y = config.grid_z = 1;
-    config.block_x = GG_SM90_THREADS;
-    config.block_y = config.block_z = 1;
-    config.shared_bytes = (unsigned)kernel->dynamic_shared;
-    config.stream = (CUstream)stream;
     CUlaunchAttribute cluster;
-    if (kernel->cluster[0] * kernel->cluster[1] * kernel->cluster[2] > 1) {
-      memset(&cluster, 0, sizeof cluster);
-      cluster.id = LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      memcpy(cluster.value, kernel->cluster, sizeof kernel->cluster);
-      config.attrs = &cluster;
-      config.attr_count = 1;
-    }
+    launch_config_of(kernel, (unsigned)ctas, stream, &config, &cluster);
     if ((r = api.cuLaunchKernelEx(&config, kernel->function, params, NULL)))
       status = driver_error(r, "cuLaunchKernelEx");
   }

@@ -68,7 +68,7 @@ int gg_layout_has_group_ends(gg_layout layout) {
 }
 
 gg_tile_config gg_tile_config_default(void) {
-  gg_tile_config tile = {128, 128, 128, 2, GG_LOOP_ROLLED};
+  gg_tile_config tile = {128, 128, 128, 2, GG_LOOP_ROLLED, 1};
   return tile;
 }
 
@@ -102,7 +102,40 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
     tile.n = 256;
   tile.loop = desc->tile.loop;
   if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
+  tile.split_k = desc->tile.split_k;
   return tile;
+}
+
+int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  if (d.target != GG_TARGET_SM90A || d.layout == GG_LAYOUT_K_OFFSETS || m <= 0 || d.g <= 0)
+    return 1;
+  int64_t tm = d.tile.m, tn = d.tile.n, row_tiles, col_tiles = (d.n + tn - 1) / tn;
+  switch (d.layout) {
+    case GG_LAYOUT_SIZES:
+    case GG_LAYOUT_OFFSETS: {  // at most min(G, m) groups hold rows, each one tile more
+      int64_t busy = m < d.g ? m : d.g;
+      row_tiles = (m + tm - 1) / tm + busy - 1;
+      break;
+    }
+    case GG_LAYOUT_N_OFFSETS:  // every group's slab of m rows over the N split
+      row_tiles = (m + tm - 1) / tm;
+      col_tiles += d.g;
+      break;
+    default:  // padded, batched: a slab of m rows per group
+      row_tiles = d.g * ((m + tm - 1) / tm);
+      break;
+  }
+  // Measured on an H200 (docs/performance.md, 2026-12-02, one row): split-K won where at
+  // most 18 tiles made at most 72 CTAs with shares of 16 K tiles or more (N 1280 K 8192:
+  // 1.56x, N 2304 K 16384: 2.0x) and lost at 32 to 64 tiles (0.60-0.91; N 13312 and 16384
+  // at K >= 6656 and 52-64 tiles won 1.09-1.12), so it is taken only where it won.
+  int64_t tiles = row_tiles * col_tiles, k_tiles = (d.k + 127) / 128;
+  if (tiles > GG_SM90_SPLIT_MAX_TILES) return 1;
+  for (int split = GG_SM90_MAX_SPLIT_K; split > 1; --split)
+    if (tiles * split <= GG_SM90_SPLIT_MAX_CTAS && k_tiles / split >= GG_SM90_SPLIT_MIN_SHARE)
+      return split;
+  return 1;
 }
 
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
@@ -111,8 +144,10 @@ gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
     gg_tile_config tile = gg_tile_config_default();
     tile.loop = desc->tile.loop;
     if (desc->tile.waves_per_eu) tile.waves_per_eu = desc->tile.waves_per_eu;
+    tile.split_k = desc->tile.split_k;
     resolved.tile = tile;
   }
+  if (resolved.tile.split_k == 0) resolved.tile.split_k = 1;
   if (resolved.target == GG_TARGET_SM90A) {
     // One kernel shape: a TMA ring feeding wgmma; AMD's occupancy hint and loop forms do
     // not apply.
@@ -171,6 +206,22 @@ static gg_status sm90_check(const gg_op_desc* d) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "sm_90a: tile %dx%dx%d leaves room for fewer than two pipeline stages",
                           d->tile.m, d->tile.n, d->tile.k);
+  if (d->tile.split_k > 1) {
+    // Each share keeps its last ring's worth of stages until the first CTA has read its
+    // partial sums out of them (the ring holds them: 512 tile_n bytes), so a share needs at
+    // least that many K tiles, and a static K.
+    if (d->layout == GG_LAYOUT_K_OFFSETS)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "split-K needs a static K; the k_offsets layout's K ranges are "
+                            "runtime values");
+    int64_t k_tiles = (d->k + 127) / 128, stages = gg_sm90_stages(d);
+    if (k_tiles / d->tile.split_k < stages)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "split_k %d gives shares of %lld K tiles (K=%lld); each needs at "
+                            "least the ring's %lld stages",
+                            d->tile.split_k, (long long)(k_tiles / d->tile.split_k),
+                            (long long)d->k, (long long)stages);
+  }
   return GG_OK;
 }
 
@@ -224,6 +275,15 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "waves_per_eu must be between 0 (compiler decides) and 8, got %d",
                           d.tile.waves_per_eu);
+  if (d.tile.split_k < 1 || d.tile.split_k > GG_SM90_MAX_SPLIT_K)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "split_k must be between 1 (none) and %d, got %d", GG_SM90_MAX_SPLIT_K,
+                          d.tile.split_k);
+  if (d.tile.split_k > 1 && d.target != GG_TARGET_SM90A)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "split-K is an sm_90a kernel's (a cluster of CTAs sharing each tile "
+                          "through distributed shared memory); %s kernels take split_k 1",
+                          gg_target_name(d.target));
 
   if (d.scaling == GG_SCALING_BLOCKWISE) {
     if (d.k % 128 != 0)
@@ -287,11 +347,13 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
 
 void gg_op_desc_kernel_name(const gg_op_desc* in, char* buffer, size_t size) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  snprintf(buffer, size, "gg_%s_%s_%s_%s_n%lld_k%lld_g%lld_t%dx%dx%d_w%d_%s%s_%s",
+  char split[24] = "";
+  if (d.tile.split_k > 1) snprintf(split, sizeof split, "_split%d", d.tile.split_k);
+  snprintf(buffer, size, "gg_%s_%s_%s_%s_n%lld_k%lld_g%lld_t%dx%dx%d_w%d_%s%s%s_%s",
            gg_layout_name(d.layout), gg_scaling_name(d.scaling), gg_b_layout_name(d.b_layout),
            gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m,
            d.tile.n, d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop),
-           d.accum == GG_ACCUM_FAST ? "_fast" : "", gg_target_name(d.target));
+           d.accum == GG_ACCUM_FAST ? "_fast" : "", split, gg_target_name(d.target));
 }
 
 #define DESC_MAGIC "gg-kernel v1"
@@ -305,6 +367,9 @@ void gg_op_desc_format(const gg_op_desc* in, char* buffer, size_t size) {
            gg_fp8_name(d.fp8), (long long)d.n, (long long)d.k, (long long)d.g, d.tile.m, d.tile.n,
            d.tile.k, d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_accum_name(d.accum),
            gg_target_name(d.target));
+  // Only where asked, so every descriptor without split-K reads as it always did.
+  size_t used = strlen(buffer);
+  if (d.tile.split_k > 1 && used < size) snprintf(buffer + used, size - used, " split=%d", d.tile.split_k);
 }
 
 void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
@@ -320,6 +385,8 @@ void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
            gg_b_layout_name(d.b_layout), gg_fp8_name(d.fp8), d.tile.m, d.tile.n, d.tile.k,
            d.tile.waves_per_eu, gg_loop_form_name(d.tile.loop), gg_accum_name(d.accum),
            gg_target_name(d.target));
+  size_t used = strlen(buffer);
+  if (d.tile.split_k > 1 && used < size) snprintf(buffer + used, size - used, " --split-k %d", d.tile.split_k);
 }
 
 // Reads "key=" at *p into value (up to the next space); false when the key differs.
@@ -384,6 +451,10 @@ gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   ENUM("loop", gg_loop_form_from_name, tile.loop, gg_loop_form);
   ENUM("accum", gg_accum_from_name, accum, gg_accum);
   ENUM("target", gg_target_from_name, target, gg_target);
+  while (*p == ' ') ++p;
+  if (!strncmp(p, "split=", 6)) {
+    INT("split", tile.split_k);
+  }
 #undef FIELD
 #undef ENUM
 #undef INT
@@ -684,12 +755,18 @@ int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* in) {
   return 1024 + gg_sm90_epilogue_offset(in) + sm90_epilogue_bytes();
 }
 
-int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int sm_count) {
+int gg_sm90_split_k(const gg_op_desc* in) {
+  return in->tile.split_k > 1 ? in->tile.split_k : 1;
+}
+
+int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int resident) {
   gg_grid_dim_rule rules[3];
   gg_grid_rules(in, rules);
-  int64_t tiles = 1;
-  for (int i = 0; i < 3; ++i) tiles = gg_saturating_mul(tiles, gg_grid_dim(&rules[i], m));
-  return tiles < sm_count ? tiles : sm_count;
+  int64_t split = gg_sm90_split_k(in);
+  int64_t units = split;
+  for (int i = 0; i < 3; ++i) units = gg_saturating_mul(units, gg_grid_dim(&rules[i], m));
+  int64_t most = resident / split * split;
+  return units < most ? units : most;
 }
 
 int gg_amd_waves_m(const gg_op_desc* in) {

@@ -206,9 +206,9 @@ TEST(LoopModel, WideRowwiseTilesMeetTheTargets) {
     gg_target chip;
     gg_tile_config tile;
   } wide[] = {
-      {GG_TARGET_GFX950, {256, 256, 128, 1, GG_LOOP_ROLLED}},
-      {GG_TARGET_GFX942, {256, 128, 128, 1, GG_LOOP_ROLLED}},
-      {GG_TARGET_GFX942, {128, 256, 128, 1, GG_LOOP_ROLLED}},
+      {GG_TARGET_GFX950, {256, 256, 128, 1, GG_LOOP_ROLLED, 0}},
+      {GG_TARGET_GFX942, {256, 128, 128, 1, GG_LOOP_ROLLED, 0}},
+      {GG_TARGET_GFX942, {128, 256, 128, 1, GG_LOOP_ROLLED, 0}},
   };
   for (const auto& w : wide)
     for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED}) {
@@ -238,10 +238,10 @@ TEST(LoopModel, LargerTilesAreAheadAtTheDeepSeekShape) {
   // threads x 128 bytes per 1024 MFMA clocks = 64 B/clk/CU); the 256-wide tiles halve
   // that or better.
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950}) {
-    double base = ShareBound(chip, {128, 128, 128, 2, GG_LOOP_ROLLED});
+    double base = ShareBound(chip, {128, 128, 128, 2, GG_LOOP_ROLLED, 0});
     EXPECT_GT(base, 0);
-    EXPECT_GT(ShareBound(chip, {256, 128, 128, 1, GG_LOOP_ROLLED}), base) << gg_target_name(chip);
-    EXPECT_GT(ShareBound(chip, {256, 256, 128, 1, GG_LOOP_ROLLED}), base) << gg_target_name(chip);
+    EXPECT_GT(ShareBound(chip, {256, 128, 128, 1, GG_LOOP_ROLLED, 0}), base) << gg_target_name(chip);
+    EXPECT_GT(ShareBound(chip, {256, 256, 128, 1, GG_LOOP_ROLLED, 0}), base) << gg_target_name(chip);
   }
 }
 

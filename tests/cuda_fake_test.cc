@@ -35,6 +35,7 @@ struct TensorMapRecord {  // what the stand-in writes into an encoded map
 
 struct LaunchRecord {
   unsigned grid[3], block[3], shared;
+  unsigned cluster[3];
   void* stream;
   int param_count;
   unsigned char params[64][128];
@@ -468,6 +469,117 @@ TEST(LaunchCtas, OnePerTileAtMostOnePerSm) {
   gg_op_desc b = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 256, 512, 3);
   b.tile.m = 128, b.tile.n = 128, b.tile.k = 128;
   EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 2 * 2) << "3 slices of 2 x 2 tiles";
+}
+
+// Split-K: one CTA per tile and share of its K, in whole clusters, at most the resident
+// CTAs (the SMs, or the clusters the device holds at once times their size).
+TEST(LaunchCtas, SplitKGivesWholeClusters) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
+  d.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 4};
+  EXPECT_EQ(gg_sm90_split_k(&d), 4);
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1, 132), 132) << "10 x 8 virtual tiles, 4 CTAs each";
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1, 116), 116) << "29 clusters of 4 fit at once";
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1, 118), 116) << "whole clusters only";
+  d.tile.split_k = 3;
+  EXPECT_EQ(gg_sm90_launch_ctas(&d, 1, 116), 114);
+  gg_op_desc b = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 256, 4096, 3);
+  b.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 2};
+  EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 2 * 2 * 2) << "3 slices of 2 x 2 tiles, 2 CTAs each";
+}
+
+// The split the entry points take (gg_sm90_split_k_for), by hand: the tiles that can hold
+// rows, at most 24 of them, at most 72 CTAs, shares of at least 16 K tiles.
+TEST(SplitKForShape, OnlyWhereFewTilesStreamLongK) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
+  d.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 0};
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "10 tiles, 40 CTAs, shares of 16 K tiles";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 2), 3) << "two busy groups: 20 tiles; 4 would make 80 CTAs";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 3), 1) << "30 tiles";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 16), 1) << "8 busy groups of 10 tiles";
+  d.k = 2048;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 1) << "16 K tiles: shares of 16 only without a split";
+  d.k = 4096;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 2) << "32 K tiles: two shares of 16";
+  d.n = 2304, d.k = 16384;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "18 tiles, 72 CTAs";
+  d.n = 4096, d.k = 7168;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 1) << "32 tiles";
+  d.tile.n = 256;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 3) << "16 tiles of 256 columns: 48 CTAs, shares of 18";
+  gg_op_desc s = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 1280, 8192, 8);
+  EXPECT_EQ(gg_sm90_split_k_for(&s, 1), 1) << "8 slices of 10 tiles";
+  s.g = 2;
+  EXPECT_EQ(gg_sm90_split_k_for(&s, 1), 3) << "2 slices of 10 tiles: 60 CTAs, shares of 21";
+  gg_op_desc k = gg_test::ChipDesc(GG_LAYOUT_K_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 2);
+  EXPECT_EQ(gg_sm90_split_k_for(&k, 1), 1) << "runtime K";
+  gg_op_desc a = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_GFX950, 1280, 8192, 8);
+  EXPECT_EQ(gg_sm90_split_k_for(&a, 1), 1) << "AMD";
+}
+
+// The descriptor says split-K only where asked, and refuses what the kernel cannot do.
+TEST(SplitKDescriptor, RoundTripsAndRefusesWhatItCannotDo) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
+  d.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 3};
+  char text[512], name[256];
+  gg_op_desc_format(&d, text, sizeof text);
+  EXPECT_NE(strstr(text, " split=3"), nullptr) << text;
+  gg_op_desc parsed;
+  ASSERT_EQ(gg_op_desc_parse(text, &parsed), GG_OK);
+  EXPECT_EQ(parsed.tile.split_k, 3);
+  gg_op_desc_kernel_name(&d, name, sizeof name);
+  EXPECT_NE(strstr(name, "_split3_sm_90a"), nullptr) << name;
+  d.tile.split_k = 1;
+  gg_op_desc_format(&d, text, sizeof text);
+  EXPECT_EQ(strstr(text, "split"), nullptr) << "no split: the descriptor reads as before";
+  struct Refusal {
+    gg_layout layout;
+    gg_target target;
+    int64_t k;
+    int split;
+    const char* says;
+  } refusals[] = {
+      {GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 8192, 5, "split_k must be between 1 (none) and 4"},
+      {GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 8192, -1, "split_k must be between 1 (none) and 4"},
+      {GG_LAYOUT_OFFSETS, GG_TARGET_GFX950, 8192, 2, "split-K is an sm_90a kernel's"},
+      {GG_LAYOUT_K_OFFSETS, GG_TARGET_SM90A, 8192, 2, "split-K needs a static K"},
+      {GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1024, 3, "split_k 3 gives shares of 2 K tiles (K=1024)"},
+  };
+  for (const Refusal& r : refusals) {
+    gg_op_desc bad = gg_test::ChipDesc(r.layout, r.target, 1280, r.k, 8);
+    bad.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, r.split};
+    gg_status status = gg_op_desc_validate(&bad);
+    ASSERT_NE(status, GG_OK) << r.says;
+    EXPECT_NE(strstr(gg_status_message(status), r.says), nullptr) << gg_status_message(status);
+    gg_status_free(status);
+  }
+}
+
+// The API takes split-K at decode with few tiles: one launch of whole clusters, the
+// cluster attribute on it; an explicit split goes through as asked.
+TEST(FakeCuda, ApiLaunchesSplitKClusters) {
+  {
+    StackedCall c;
+    MakeStackedCall(gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 4096, 3), 13, &c);
+    if (HasFatalFailure()) return;
+    // 129 rows over 3 groups: (2 + 2) x 2 tiles; 32 K tiles: two shares of 16.
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    const LaunchRecord* r = fake.launch(0);
+    EXPECT_EQ(r->cluster[0], 2u);
+    EXPECT_EQ(r->cluster[1] * r->cluster[2], 1u);
+    EXPECT_EQ(r->grid[0], 2u * 4u * 2u) << "the virtual grid's 2 x 4 tiles, 2 CTAs each";
+    c.call.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 4};
+    status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 4u);
+    EXPECT_EQ(fake.launch(0)->grid[0], 32u);
+    c.call.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 1};
+    status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "split 1 asked: none";
+    EXPECT_EQ(fake.launch(0)->grid[0], 8u);
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
 }
 
 // ... and the API launches that kernel: B's tensor map boxes 256 rows of it.

@@ -48,7 +48,7 @@ TEST_P(LoopForms, RolledAndUnrolledAreBitIdentical) {
     Spec s = ForLayout(layout, k, GG_DATA_RANDOM);
     s.target = target;
     s.fp8 = target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
-    s.tile = {128, 128, 128, 2, GG_LOOP_ROLLED};
+    s.tile = {128, 128, 128, 2, GG_LOOP_ROLLED, 0};
     gg_check_result rolled = RunCase(s);
     s.tile.loop = GG_LOOP_UNROLLED;
     gg_check_result unrolled = RunCase(s);
@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 gg_isa_stats Stats(gg_target chip, int64_t k, gg_loop_form loop, int wpe) {
   gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 4096, k, 8);
-  d.tile = {128, 128, 128, wpe, loop};
+  d.tile = {128, 128, 128, wpe, loop, 0};
   gg_text isa;
   gg_text_init(&isa);
   gg_isa_stats stats = {};
@@ -115,7 +115,7 @@ TEST(LoopForms, WavesPerEuReachesTheCodeObject) {
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950}) {
     for (int wpe : {0, 1, 2, 4}) {
       gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, chip, 256, 512, 4);
-      d.tile = {128, 128, 128, wpe, GG_LOOP_ROLLED};
+      d.tile = {128, 128, 128, wpe, GG_LOOP_ROLLED, 0};
       std::string text = EmbeddedDescriptor(d);
       gg_op_desc parsed;
       gg_status status = gg_op_desc_parse(text.c_str(), &parsed);
@@ -154,7 +154,7 @@ TEST(LoopForms, KOffsetsIsAlwaysRolled) {
   s.layout = GG_LAYOUT_K_OFFSETS;
   s.extents = {100, 200};
   s.m = 64;
-  s.tile = {128, 128, 128, 2, GG_LOOP_UNROLLED};
+  s.tile = {128, 128, 128, 2, GG_LOOP_UNROLLED, 0};
   gg_op_desc d = s.desc();
   gg_status status = gg_op_desc_validate(&d);
   ASSERT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
@@ -170,7 +170,7 @@ TEST(Descriptor, FormatAndParseRoundTrip) {
   d.n = 768;
   d.k = 256;
   d.g = 3;
-  d.tile = {64, 256, 128, 0, GG_LOOP_UNROLLED};
+  d.tile = {64, 256, 128, 0, GG_LOOP_UNROLLED, 0};
   d.target = GG_TARGET_GFX942;
   char text[512];
   gg_op_desc_format(&d, text, sizeof text);

@@ -170,7 +170,7 @@ TEST_P(LargeOperands, SlabsPast4GiB) {
 TEST_P(LargeOperands, OutputPast4GiB) {
   const int64_t groups = 5, m = 64, n = int64_t{1} << 23, k = 16, g = 4;
   gg_op_desc d = Desc(GG_LAYOUT_PADDED, n, k, groups);
-  d.tile = {64, 128, 128, 0, GG_LOOP_ROLLED};
+  d.tile = {64, 128, 128, 0, GG_LOOP_ROLLED, 0};
   Launch l(d, m);
   ASSERT_NE(l.buffers[GG_OPERAND_OUT], nullptr);
   ASSERT_GE(g * m * n * 2, 4 * kGiB);

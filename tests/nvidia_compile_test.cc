@@ -146,8 +146,8 @@ TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
   } cases[] = {
       {[](gg_op_desc* d) { d->fp8 = GG_FP8_E4M3FNUZ; }, "sm_90a takes float8_e4m3fn operands"},
       {[](gg_op_desc* d) { d->b_layout = GG_B_PRESHUFFLED; }, "preshuffled B is the operand order of AMD"},
-      {[](gg_op_desc* d) { d->tile = {64, 128, 128, 0, GG_LOOP_ROLLED}; }, "is not an sm_90a tile"},
-      {[](gg_op_desc* d) { d->tile = {128, 256, 128, 0, GG_LOOP_ROLLED}; }, "does not fit: use tile_n 128"},
+      {[](gg_op_desc* d) { d->tile = {64, 128, 128, 0, GG_LOOP_ROLLED, 0}; }, "is not an sm_90a tile"},
+      {[](gg_op_desc* d) { d->tile = {128, 256, 128, 0, GG_LOOP_ROLLED, 0}; }, "does not fit: use tile_n 128"},
       {[](gg_op_desc* d) { d->scaling = GG_SCALING_BLOCKWISE; d->accum = GG_ACCUM_FAST; },
        "--accum fast applies to rowwise scaling"},
       {[](gg_op_desc* d) { d->g = GG_SM90_MAX_GROUPS + 1; }, "keep the group ends in shared memory"},
@@ -161,7 +161,7 @@ TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
   }
   // 256-wide tiles are fine with fast accumulation; AMD's knobs are normalised away.
   gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 512, 4);
-  d.tile = {128, 256, 128, 3, GG_LOOP_UNROLLED};
+  d.tile = {128, 256, 128, 3, GG_LOOP_UNROLLED, 0};
   d.accum = GG_ACCUM_FAST;
   EXPECT_EQ(gg_op_desc_validate(&d), GG_OK);
   gg_op_desc n = gg_op_desc_with_defaults(&d);

@@ -39,7 +39,7 @@ Spec RandomSpec(uint64_t seed) {
   s.data = Pick(&rng, 0, 1) ? GG_DATA_EXACT : GG_DATA_RANDOM;
   const bool bw = s.scaling == GG_SCALING_BLOCKWISE;
   static const int32_t mn[] = {64, 128, 256}, kk[] = {128, 256};
-  s.tile = {mn[Pick(&rng, 0, 2)], mn[Pick(&rng, 0, 2)], kk[Pick(&rng, 0, 1)], 0, GG_LOOP_ROLLED};
+  s.tile = {mn[Pick(&rng, 0, 2)], mn[Pick(&rng, 0, 2)], kk[Pick(&rng, 0, 1)], 0, GG_LOOP_ROLLED, 0};
   if (s.layout != GG_LAYOUT_K_OFFSETS && Pick(&rng, 0, 2) == 0) s.tile.loop = GG_LOOP_UNROLLED;
   const int64_t groups = Pick(&rng, 1, 5);
   s.n = bw ? 128 * Pick(&rng, 1, 3) : 8 * Pick(&rng, 1, 48);
@@ -103,7 +103,7 @@ TEST_P(Property, MatchesReferenceInSim) {
   s.target = GetParam() % 2 ? GG_TARGET_GFX942 : GG_TARGET_GFX950;
   s.fp8 = s.target == GG_TARGET_GFX942 ? GG_FP8_E4M3FNUZ : GG_FP8_E4M3FN;
   gg_op_desc d = s.desc();
-  if (gg_amd_lds_bytes(&d) > gg_lds_capacity(s.target)) s.tile = {0, 0, 0, 0, s.tile.loop};
+  if (gg_amd_lds_bytes(&d) > gg_lds_capacity(s.target)) s.tile = {0, 0, 0, 0, s.tile.loop, 0};
   SCOPED_TRACE("GG_PROPERTY_SEEDS=" + std::to_string(GetParam()) + "  " + s.command());
   ExpectPass(s);
 }

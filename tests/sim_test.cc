@@ -37,7 +37,7 @@ TEST_P(SimLayouts, BoundaryShapesExact) {
     gg_op_desc requested = s.desc();
     gg_op_desc d = gg_op_desc_with_defaults(&requested);
     if (gg_amd_lds_bytes(&d) > gg_lds_capacity(chip))
-      s.tile = {0, 0, 0, 0, GG_LOOP_ROLLED};
+      s.tile = {0, 0, 0, 0, GG_LOOP_ROLLED, 0};
     ExpectPass(s);
   }
 }
@@ -72,7 +72,7 @@ TEST(Sim, MatchesTheHostBitForBit) {
 TEST(Sim, TilesThatOverflowLdsAreRefused) {
   // The K loop alone needs (256 + 256) x 256 bytes.
   Spec s = Stacked(GG_TARGET_GFX942, GG_DATA_EXACT);
-  s.tile = {256, 256, 256, 0, GG_LOOP_ROLLED};
+  s.tile = {256, 256, 256, 0, GG_LOOP_ROLLED, 0};
   gg_op_desc d = s.desc();
   gg_status status = gg_op_desc_validate(&d);
   ASSERT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
@@ -91,9 +91,9 @@ TEST(Sim, LargeTilesRunWithTheEpilogueInBands) {
   // Exact data, bit for bit, on both chips, rowwise and blockwise, with waves_per_eu 1.
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950})
     for (gg_scaling scaling : {GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE})
-      for (gg_tile_config tile : {gg_tile_config{256, 256, 128, 1, GG_LOOP_ROLLED},
-                                  gg_tile_config{256, 128, 128, 1, GG_LOOP_ROLLED},
-                                  gg_tile_config{128, 256, 128, 1, GG_LOOP_ROLLED}}) {
+      for (gg_tile_config tile : {gg_tile_config{256, 256, 128, 1, GG_LOOP_ROLLED, 0},
+                                  gg_tile_config{256, 128, 128, 1, GG_LOOP_ROLLED, 0},
+                                  gg_tile_config{128, 256, 128, 1, GG_LOOP_ROLLED, 0}}) {
         Spec s = Stacked(chip, GG_DATA_EXACT);
         s.extents = {0, 1, 300, 64};
         s.scaling = scaling;
@@ -132,13 +132,13 @@ TEST(Sim, BlockwiseStagesScaleProductsWhereTheyFit) {
     gg_tile_config tile;
     int products;
   } cases[] = {
-      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 1},
-      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 256, 128, 1, GG_LOOP_ROLLED}, 1},
-      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 128, 128, 1, GG_LOOP_ROLLED}, 1},
-      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {64, 64, 256, 2, GG_LOOP_ROLLED}, 1},
-      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 256, 128, 1, GG_LOOP_ROLLED}, 0},
-      {GG_LAYOUT_N_OFFSETS, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 0},
-      {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, {128, 128, 128, 2, GG_LOOP_ROLLED}, 0},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED, 0}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {128, 256, 128, 1, GG_LOOP_ROLLED, 0}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 128, 128, 1, GG_LOOP_ROLLED, 0}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {64, 64, 256, 2, GG_LOOP_ROLLED, 0}, 1},
+      {GG_LAYOUT_SIZES, GG_SCALING_BLOCKWISE, {256, 256, 128, 1, GG_LOOP_ROLLED, 0}, 0},
+      {GG_LAYOUT_N_OFFSETS, GG_SCALING_BLOCKWISE, {128, 128, 128, 2, GG_LOOP_ROLLED, 0}, 0},
+      {GG_LAYOUT_SIZES, GG_SCALING_ROWWISE, {128, 128, 128, 2, GG_LOOP_ROLLED, 0}, 0},
   };
   for (const auto& c : cases) {
     gg_op_desc d = gg_test::ChipDesc(c.layout, GG_TARGET_GFX950, 4096, 7168, 8);

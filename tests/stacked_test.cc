@@ -93,7 +93,7 @@ TEST(Stacked, EveryTileCandidate) {
     for (int tn : {64, 128, 256})
       for (int tk : {128, 256}) {
         Spec s = Stacked({0, 70, 129}, 192, 384, GG_DATA_EXACT);
-        s.tile = {tm, tn, tk, 0, GG_LOOP_ROLLED};
+        s.tile = {tm, tn, tk, 0, GG_LOOP_ROLLED, 0};
         ExpectPass(s);
       }
 }
@@ -110,7 +110,7 @@ TEST(Stacked, RolledAndUnrolledAreBitIdentical) {
   for (int64_t k : {128, 256, 384, 512, 640, 1024, 400}) {
     Spec s = Stacked({5, 0, 140}, 256, k, GG_DATA_RANDOM);
     gg_check_result rolled = RunCase(s);
-    s.tile = {128, 128, 128, 2, GG_LOOP_UNROLLED};
+    s.tile = {128, 128, 128, 2, GG_LOOP_UNROLLED, 0};
     gg_check_result unrolled = RunCase(s);
     EXPECT_TRUE(rolled.passed && unrolled.passed) << s.command();
     EXPECT_EQ(rolled.checksum, unrolled.checksum) << "K=" << k;
@@ -151,7 +151,7 @@ std::vector<BadCase> BadCases() {
   d.n = 100;
   cases.push_back({"n_not_multiple_of_8", d, "N must be a multiple of 8"});
   d = Good();
-  d.tile = {96, 128, 128, 0, GG_LOOP_ROLLED};
+  d.tile = {96, 128, 128, 0, GG_LOOP_ROLLED, 0};
   cases.push_back({"tile_not_a_candidate", d, "is not a candidate"});
   d = Good();
   d.n = -8;
@@ -166,7 +166,7 @@ std::vector<BadCase> BadCases() {
   cases.push_back({"wrong_fp8_for_gfx942", d, "gfx942 takes float8_e4m3fnuz"});
   d = Good();
   d.layout = GG_LAYOUT_K_OFFSETS;
-  d.tile = {128, 128, 128, 0, GG_LOOP_UNROLLED};
+  d.tile = {128, 128, 128, 0, GG_LOOP_UNROLLED, 0};
   cases.push_back({"unrolled_k_offsets", d, "cannot be unrolled"});
   d = Good();
   d.layout = GG_LAYOUT_N_OFFSETS;

@@ -278,27 +278,60 @@ static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* f
   return 0;
 }
 
-// With no --tile, a descriptor for gfx942 or gfx950 (or sm_90a in fast rowwise mode) also
-// bundles the kernel the entry points take at large M (gg_tile_config_for), so a bundle
-// serves every M.
-static int bundle_list_add_with_large_m(bundle_list* l, const gg_op_desc* desc, const char* flags) {
-  int code = bundle_list_add(l, desc, flags);
-  if (!code) ++l->given;
-  if (code || desc->tile.m || desc->tile.n || desc->tile.k) return code;
-  gg_tile_config tile = gg_tile_config_for(desc, GG_LARGE_M_ROWS), standard = gg_tile_config_default();
-  if (tile.m == standard.m && tile.n == standard.n && tile.k == standard.k) return 0;
-  gg_op_desc large = *desc;
-  large.tile = tile;
-  char line[4096];
+// Whether the list holds a kernel of desc's descriptor already.
+static int bundle_list_has(const bundle_list* l, const gg_op_desc* desc) {
+  char want[512], have[512];
+  gg_op_desc_format(desc, want, sizeof want);
+  for (size_t i = 0; i < l->count; ++i) {
+    gg_op_desc_format(&l->descs[i], have, sizeof have);
+    if (!strcmp(want, have)) return 1;
+  }
+  return 0;
+}
+
+// Adds desc with `tile` in place of its own, its flags `flags` with --tile (and --split-k)
+// spelling the tile out; nothing when the list holds it already.
+static int bundle_list_add_tile(bundle_list* l, const gg_op_desc* desc, const char* flags,
+                                gg_tile_config tile) {
+  gg_op_desc variant = *desc;
+  variant.tile = tile;
+  if (bundle_list_has(l, &variant)) return 0;
+  char line[4096], split[32] = "";
+  if (tile.split_k > 1) snprintf(split, sizeof split, " --split-k %d", tile.split_k);
   int n = desc->tile.waves_per_eu
-              ? snprintf(line, sizeof line, "%s --tile %dx%dx%d", flags, tile.m, tile.n, tile.k)
-              : snprintf(line, sizeof line, "%s --tile %dx%dx%d --wpe %d", flags, tile.m, tile.n,
-                         tile.k, tile.waves_per_eu);
+              ? snprintf(line, sizeof line, "%s --tile %dx%dx%d%s", flags, tile.m, tile.n, tile.k, split)
+              : snprintf(line, sizeof line, "%s --tile %dx%dx%d --wpe %d%s", flags, tile.m, tile.n,
+                         tile.k, tile.waves_per_eu, split);
   if (n < 0 || (size_t)n >= sizeof line) {
     fprintf(stderr, "error: a descriptor line is too long\n");
     return EXIT_REJECTED;
   }
-  return bundle_list_add(l, &large, line);
+  return bundle_list_add(l, &variant, line);
+}
+
+// With no --tile, a descriptor also bundles the other kernels the entry points may take
+// for it, so a bundle serves every M: for gfx942 and gfx950 (and sm_90a in fast rowwise
+// mode) the large-M tile (gg_tile_config_for), and for sm_90a the split-K kernels of small
+// M (gg_sm90_split_k_for: decode-sized M, from one row up).
+static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc, const char* flags) {
+  int code = bundle_list_add(l, desc, flags);
+  if (!code) ++l->given;
+  if (code || desc->tile.m || desc->tile.n || desc->tile.k) return code;
+  gg_tile_config tile = gg_tile_config_for(desc, GG_LARGE_M_ROWS), standard = gg_tile_config_default();
+  if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k)
+    code = bundle_list_add_tile(l, desc, flags, tile);
+  if (desc->target != GG_TARGET_SM90A || desc->tile.split_k > 1) return code;
+  // The rule's split falls as M grows, to 1 well before 132 tiles of 128 rows.
+  for (int64_t m = 1; !code && m <= GG_SM90_PLANNED_SMS * 128; m = m < 64 ? m + 1 : m * 2) {
+    int64_t rows = m;
+    if ((desc->layout == GG_LAYOUT_SIZES || desc->layout == GG_LAYOUT_OFFSETS) && desc->g > 0)
+      rows = m / desc->g;
+    gg_op_desc at = *desc;
+    at.tile = gg_tile_config_for(desc, rows);
+    at.tile.split_k = gg_sm90_split_k_for(&at, m);
+    if (at.tile.split_k > 1) code = bundle_list_add_tile(l, desc, flags, at.tile);
+  }
+  return code;
 }
 
 static void bundle_list_free(bundle_list* l) {
@@ -331,7 +364,7 @@ static int bundle_list_read(bundle_list* l, const char* name, const char* text, 
     size_t end = strcspn(line, "#");
     while (end > 0 && isspace((unsigned char)line[end - 1])) --end;
     line[end] = 0;
-    if (!code && !blank) code = bundle_list_add_with_large_m(l, &f.desc, line);
+    if (!code && !blank) code = bundle_list_add_with_variants(l, &f.desc, line);
     gg_flags_free(&f);
     free(line);
     if (code) return code;
@@ -396,7 +429,7 @@ static int command_bundle(int argc, char** argv) {
   bundle_list kernels = {0};
   if (!code && f.op >= 0 && !(code = gg_flags_finish(&f))) {
     gg_text_printf(&words, " --target %s", target);
-    code = words.failed ? EXIT_FAIL : bundle_list_add_with_large_m(&kernels, &f.desc, words.data);
+    code = words.failed ? EXIT_FAIL : bundle_list_add_with_variants(&kernels, &f.desc, words.data);
   }
   gg_text text;
   gg_text_init(&text);
@@ -434,7 +467,7 @@ static void usage(FILE* out) {
           "usage: gg run --op stacked|dynamic|mm [--ranks 2d3d|3d3d|3d2d|2d2d] --groups E1,E2,...\n"
           "              [--M m] --N n --K k [--scaling rowwise|blockwise] [--b plain|preshuffled]\n"
           "              [--target host|sim|gfx942|gfx950|hsa|sm_90a] [--fp8 e4m3fn|e4m3fnuz]\n"
-          "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W]\n"
+          "              [--data random|exact] [--seed S] [--tile MxNxK] [--wpe W] [--split-k S]\n"
           "              [--loop rolled|unrolled] [--accum promoted|fast] [--no-zeroing]\n"
           "              [--alternate-constant]\n"
           "              [--chip gfx942|gfx950] [--api]\n"

@@ -132,7 +132,7 @@ static int is_value_flag(const char* flag) {
   static const char* const flags[] = {"--op",  "--ranks", "--groups", "--M",    "--N",
                                       "--K",   "--scaling", "--b",    "--target", "--fp8",
                                       "--data", "--seed", "--tile",   "--wpe",  "--loop",
-                                      "--accum", "--chip"};
+                                      "--accum", "--chip", "--split-k"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; ++i)
     if (!strcmp(flag, flags[i])) return 1;
   return 0;
@@ -218,6 +218,11 @@ int gg_flags_take(gg_flags* c, int argc, char** argv, int* i) {
   } else if (!strcmp(flag, "--wpe")) {
     if (!parse_number(v, 0, 8, &number)) return reject_number(flag, "a wave count", 0, 8, v);
     c->desc.tile.waves_per_eu = (int32_t)number;
+  } else if (!strcmp(flag, "--split-k")) {
+    // Which counts a kernel takes (sm_90a, static K, shares a ring long) the descriptor says.
+    if (!parse_number(v, 1, GG_SM90_MAX_SPLIT_K, &number))
+      return reject_number(flag, "a CTA count", 1, GG_SM90_MAX_SPLIT_K, v);
+    c->desc.tile.split_k = (int32_t)number;
   } else if (!strcmp(flag, "--loop")) {
     if ((e = gg_loop_form_from_name(v)) < 0) return reject("--loop must be rolled or unrolled, not '%s'", v);
     c->desc.tile.loop = (gg_loop_form)e;

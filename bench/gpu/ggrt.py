@@ -23,7 +23,7 @@ class DLTensor(C.Structure):
 
 class TileConfig(C.Structure):
     _fields_ = [("m", C.c_int32), ("n", C.c_int32), ("k", C.c_int32),
-                ("waves_per_eu", C.c_int32), ("loop", C.c_int)]
+                ("waves_per_eu", C.c_int32), ("loop", C.c_int), ("split_k", C.c_int32)]
 
 
 class LaunchOptions(C.Structure):

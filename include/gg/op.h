@@ -79,6 +79,10 @@ typedef struct gg_tile_config {
   int32_t m, n, k;       // tile extents; all zero selects the default
   int32_t waves_per_eu;  // 0: the compiler decides
   gg_loop_form loop;
+  // sm_90a: split-K over a cluster of this many CTAs (1 to GG_SM90_MAX_SPLIT_K), each
+  // taking an equal share of every tile's K tiles; the first adds the others' partial
+  // sums from their shared memory (deterministic order) and writes the tile. 0 or 1: none.
+  int32_t split_k;
 } gg_tile_config;
 
 typedef struct gg_op_desc {
@@ -124,6 +128,22 @@ gg_tile_config gg_tile_config_default(void);
 // measured on an H200 (docs/performance.md). desc's loop form, and its waves_per_eu when
 // not 0, are kept (as gg_op_desc_with_defaults keeps them).
 gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group);
+
+// The SMs the sm_90a split-K rule plans for (H100 SXM and H200 have 132).
+#define GG_SM90_PLANNED_SMS 132
+// The split-K rule's bounds, from the H200 figures (docs/performance.md): at most this
+// many tiles, at most this many CTAs in all, shares of at least this many K tiles.
+#define GG_SM90_SPLIT_MAX_TILES 24
+#define GG_SM90_SPLIT_MAX_CTAS 72
+#define GG_SM90_SPLIT_MIN_SHARE 16
+// The split_k the entry points take for an sm_90a launch of m rows with desc's tile: where
+// the tiles that can hold rows (at most min(G, m) groups busy under packed layouts) are at
+// most GG_SM90_SPLIT_MAX_TILES, the largest count up to GG_SM90_MAX_SPLIT_K that keeps the
+// CTAs within GG_SM90_SPLIT_MAX_CTAS and each share of K at least GG_SM90_SPLIT_MIN_SHARE
+// K tiles; 1 otherwise (and for other targets, and k_offsets, whose K is a runtime value).
+// Decode with one busy expert and few N tiles is bound by the bytes each SM has in flight:
+// more SMs stream its weights.
+int gg_sm90_split_k_for(const gg_op_desc* desc, int64_t m);
 
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
 // normalised (sm_90a: waves_per_eu 0 and the rolled loop; host and AMD: promoted).
@@ -300,8 +320,15 @@ int gg_sm90_stages(const gg_op_desc* desc);
 int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* desc);
 // Where the epilogue buffer starts, in bytes from the ring's (1024-aligned) start.
 int64_t gg_sm90_epilogue_offset(const gg_op_desc* desc);
-// The CTAs a launch of m rows takes: one per tile of the virtual grid, at most one per SM.
-int64_t gg_sm90_launch_ctas(const gg_op_desc* desc, int64_t m, int sm_count);
+// The most CTAs of a split-K cluster (the cluster's size: portable up to 8; 4 keeps each
+// share of K at least a ring's worth of K tiles at decode shapes).
+#define GG_SM90_MAX_SPLIT_K 4
+// The CTAs a launch of m rows takes: one per tile of the virtual grid and share of its K
+// (split_k of them), at most `resident` (the SMs, or the clusters the device holds at once
+// times their size) rounded down to a whole number of clusters.
+int64_t gg_sm90_launch_ctas(const gg_op_desc* desc, int64_t m, int resident);
+// split_k, or 1 when none is asked.
+int gg_sm90_split_k(const gg_op_desc* desc);
 int64_t gg_sm90_static_shared_bytes(const gg_op_desc* desc);
 
 // ---------------------------------------------------------------------------------------

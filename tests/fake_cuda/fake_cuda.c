@@ -38,6 +38,7 @@ typedef struct tensor_map_record {
 
 typedef struct launch_record {
   unsigned grid[3], block[3], shared;
+  unsigned cluster[3];  // from the launch's cluster attribute; 1 x 1 x 1 without one
   void* stream;
   int param_count;
   unsigned char params[64][128];  // each parameter's bytes (tensor maps 128, others 8)
@@ -397,12 +398,41 @@ EXPORT CUresult cuGraphDestroy(void* graph) {
   return OK;
 }
 
+typedef struct launch_attribute {
+  int id;
+  char pad[4];
+  unsigned value[16];
+} launch_attribute;
+
 typedef struct launch_config {
   unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
   void* stream;
-  void* attrs;
+  launch_attribute* attrs;
   unsigned attr_count;
 } launch_config;
+
+#define ATTRIBUTE_CLUSTER_DIMENSION 4
+
+// The cluster a launch asks for: 1 x 1 x 1 without the attribute.
+static void cluster_of(const launch_config* config, unsigned cluster[3]) {
+  cluster[0] = cluster[1] = cluster[2] = 1;
+  for (unsigned i = 0; i < config->attr_count; ++i)
+    if (config->attrs[i].id == ATTRIBUTE_CLUSTER_DIMENSION)
+      memcpy(cluster, config->attrs[i].value, 3 * sizeof(unsigned));
+}
+
+// A stand-in H200's GPCs: as if 16 of its 132 SMs could not join clusters of more than one.
+EXPORT CUresult cuOccupancyMaxActiveClusters(int* clusters, void* function,
+                                             const launch_config* config) {
+  NEEDS_CONTEXT();
+  FAIL_IF_ASKED("cuOccupancyMaxActiveClusters");
+  (void)function;
+  unsigned cluster[3];
+  cluster_of(config, cluster);
+  unsigned size = cluster[0] * cluster[1] * cluster[2];
+  *clusters = size > 1 ? (int)(116 / size) : 132;
+  return OK;
+}
 
 EXPORT CUresult cuLaunchKernelEx(const launch_config* config, void* function, void** params,
                                  void** extra) {
@@ -416,6 +446,9 @@ EXPORT CUresult cuLaunchKernelEx(const launch_config* config, void* function, vo
   r.grid[0] = config->grid_x, r.grid[1] = config->grid_y, r.grid[2] = config->grid_z;
   r.block[0] = config->block_x, r.block[1] = config->block_y, r.block[2] = config->block_z;
   r.shared = config->shared_bytes;
+  cluster_of(config, r.cluster);
+  if (config->grid_x % r.cluster[0] || config->grid_y % r.cluster[1] || config->grid_z % r.cluster[2])
+    return INVALID_VALUE;  // the driver's rule: a grid of whole clusters
   r.stream = config->stream;
   r.param_count = fake.param_count < 64 ? fake.param_count : 64;
   for (int i = 0; i < r.param_count; ++i) memcpy(r.params[i], params[i], i < 2 ? 128 : 8);

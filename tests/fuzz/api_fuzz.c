@@ -40,7 +40,7 @@ static const kernel_case cases[] = {
     {GG_LAYOUT_K_OFFSETS, GG_SCALING_BLOCKWISE, 128, 384, 3},
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
-static const gg_tile_config tile = {64, 64, 128, 0, GG_LOOP_ROLLED};
+static const gg_tile_config tile = {64, 64, 128, 0, GG_LOOP_ROLLED, 0};
 
 static gg_context* context;
 static size_t page;

@@ -4,6 +4,9 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
 // RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=STRIDED
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
+// RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --split-k 2 2>&1 | FileCheck %s --check-prefix=SPLITSHORT
+// RUN: not %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --split-k 2 2>&1 | FileCheck %s --check-prefix=SPLITKOFF
 // RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | FileCheck %s --check-prefix=NOKMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=BLOCKWISE
@@ -90,6 +93,36 @@
 // STRIDED: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
 // STRIDED: nvvm.setmaxregister increase 232
 // STRIDED: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STEP]] {
+
+// Split-K: a cluster of two CTAs per tile (consecutive block ids), each on half of its K
+// tiles; the walk goes over clusters; the producer passes the cluster's two barriers of
+// each tile; the consumers keep their last ring of stages, the second CTA stores its
+// partial sums there, the first adds them through distributed shared memory (mapa) and
+// writes the tile; then the kept stages go back.
+// SPLIT: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// SPLIT: nvvm.fence.mbarrier.init
+// SPLIT: %[[BLOCK:.*]] = gpu.block_id x
+// SPLIT-NEXT: %[[GRID:.*]] = gpu.grid_dim x
+// SPLIT-NEXT: arith.divui %[[BLOCK]], %c2{{[_0-9]*}} : index
+// SPLIT-NEXT: arith.divui %[[GRID]], %c2{{[_0-9]*}} : index
+// SPLIT: nvgpu.tma.async.load
+// SPLIT: nvvm.cluster.arrive
+// SPLIT-NEXT: nvvm.cluster.wait
+// SPLIT-NEXT: nvvm.cluster.arrive
+// SPLIT-NEXT: nvvm.cluster.wait
+// SPLIT: nvvm.wgmma.mma_async
+// SPLIT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// SPLIT: nvvm.cluster.arrive
+// SPLIT-NEXT: nvvm.cluster.wait
+// SPLIT: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// SPLIT: llvm.load %{{.*}} : !llvm.ptr<7> -> f32
+// SPLIT: arith.addf
+// SPLIT: nvvm.cluster.arrive
+// SPLIT-NEXT: nvvm.cluster.wait
+// SPLIT: nvgpu.mbarrier.arrive
+// SPLIT: arith.truncf %{{.*}} : f32 to bf16
+// SPLITSHORT: split_k 2 gives shares of 2 K tiles (K=512); each needs at least the ring's 4 stages
+// SPLITKOFF: split-K needs a static K; the k_offsets layout's K ranges are runtime values
 
 // FAST-NOT: <zero>
 // FAST: nvvm.wgmma.wait.group.sync.aligned 1

@@ -34,9 +34,9 @@ struct Shape {
   }
 };
 
-constexpr gg_tile_config kDefault = {0, 0, 0, 0, GG_LOOP_ROLLED};
-constexpr gg_tile_config kTile256 = {256, 256, 256, 0, GG_LOOP_ROLLED};
-constexpr gg_tile_config kTile64 = {64, 64, 128, 0, GG_LOOP_ROLLED};
+constexpr gg_tile_config kDefault = {0, 0, 0, 0, GG_LOOP_ROLLED, 0};
+constexpr gg_tile_config kTile256 = {256, 256, 256, 0, GG_LOOP_ROLLED, 0};
+constexpr gg_tile_config kTile64 = {64, 64, 128, 0, GG_LOOP_ROLLED, 0};
 
 // Shapes per layout, for rowwise (any N % 8, K % 16) or blockwise (N, K % 128) scaling.
 inline std::vector<Shape> ShapesFor(gg_layout layout, gg_scaling scaling) {

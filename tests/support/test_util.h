@@ -22,7 +22,7 @@ struct Spec {
   std::vector<int64_t> extents;
   int64_t m = GG_DYNAMIC;
   int64_t n = 256, k = 256;
-  gg_tile_config tile = {0, 0, 0, 0, GG_LOOP_ROLLED};
+  gg_tile_config tile = {0, 0, 0, 0, GG_LOOP_ROLLED, 0};
   gg_data_kind data = GG_DATA_EXACT;
   uint64_t seed = 1;
   int zeroing = 1;
