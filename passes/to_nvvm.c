@@ -146,7 +146,7 @@ static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue t
                  "  %%part_at = arith.addi %%ends_at, %%ends_bytes : index\n"
                  "  %%ends = memref.view %%dyn[%%ends_at][] : memref<%lldxi8, " WORKGROUP "> to %s\n"
                  "  %%part = memref.view %%dyn[%%part_at][] : memref<%lldxi8, " WORKGROUP "> to %s\n",
-                 k->smem, k->smem, k->smem, ring, (ends.g * 8 + 15) / 16 * 16, k->smem, ends_type, k->smem,
+                 k->smem, k->smem, k->smem, ring, (long long)gg_sm90_group_ends_bytes(&k->desc), k->smem, ends_type, k->smem,
                  part_type);
   gg_text_printf(&t, "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n");
   gg_emit_group_ends_scan(&t, &ends, "  ", GG_SM90_THREADS, part_type);

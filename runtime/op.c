@@ -723,9 +723,13 @@ static int64_t sm90_stage_bytes(const gg_op_desc* d) {
 }
 
 // Group ends (int64 each) and the scan's per-thread partials, after the stages.
-static int64_t sm90_ends_bytes(const gg_op_desc* d) {
+int64_t gg_sm90_group_ends_bytes(const gg_op_desc* d) {
   // The partials start 16-byte aligned: LLVM pairs their 8-byte accesses.
-  return gg_layout_has_group_ends(d->layout) ? (8 * d->g + 15) / 16 * 16 + 8 * GG_SM90_THREADS : 0;
+  return (8 * d->g + 15) / 16 * 16;
+}
+
+static int64_t sm90_ends_bytes(const gg_op_desc* d) {
+  return gg_layout_has_group_ends(d->layout) ? gg_sm90_group_ends_bytes(d) + 8 * GG_SM90_THREADS : 0;
 }
 
 int64_t gg_sm90_static_shared_bytes(const gg_op_desc* in) {

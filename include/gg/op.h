@@ -318,6 +318,9 @@ int gg_sm90_stages(const gg_op_desc* desc);
 // for packed layouts the group ends and the scan's partials (8 (G + 384) bytes), then the
 // epilogue buffer (128 rows of GG_SM90_EPILOGUE_COLS bf16 and 16 bytes of padding).
 int64_t gg_sm90_dynamic_shared_bytes(const gg_op_desc* desc);
+// The bytes of the group ends in shared memory (G int64, rounded up to 16: the scan's
+// partials follow them).
+int64_t gg_sm90_group_ends_bytes(const gg_op_desc* desc);
 // Where the epilogue buffer starts, in bytes from the ring's (1024-aligned) start.
 int64_t gg_sm90_epilogue_offset(const gg_op_desc* desc);
 // The most CTAs of a split-K cluster (the cluster's size: portable up to 8; 4 keeps each
