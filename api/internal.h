@@ -93,6 +93,7 @@ typedef struct gg_checked_call {
   int device_type;  // DLDeviceType of the tensors: kDLCPU, kDLROCM or kDLCUDA
   int device_id;
   const gg_launch_options* launch;  // NULL: synchronous
+  int split_by_rule;  // desc's split-K is the entry points' choice, not the caller's
 } gg_checked_call;
 
 // DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps

@@ -271,6 +271,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
       if (split > 1) {
         if (!d->tile.m) d->tile = gg_tile_config_default();
         d->tile.split_k = split;
+        out->split_by_rule = 1;
       }
     }
   }
