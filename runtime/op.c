@@ -171,6 +171,8 @@ static int group_owns_whole_b(gg_layout layout) {
 }
 
 // The rules of the sm_90a kernel (../docs/nvidia.md).
+static int64_t sm90_stage_bytes(const gg_op_desc* d);
+
 static gg_status sm90_check(const gg_op_desc* d) {
   if (d->fp8 != GG_FP8_E4M3FN)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
@@ -215,6 +217,15 @@ static gg_status sm90_check(const gg_op_desc* d) {
                             "split-K needs a static K; the k_offsets layout's K ranges are "
                             "runtime values");
     int64_t k_tiles = (d->k + 127) / 128, stages = gg_sm90_stages(d);
+    // The partials (4 tile_n bytes a consumer thread) must fit the ring; at most
+    // GG_SM90_MAX_GROUPS they do (3 stages of 128x256 at 4096 groups), so this guards the
+    // invariant should the layout change.
+    int64_t partials = 512 * (int64_t)d->tile.n, ring = stages * sm90_stage_bytes(d);
+    if (partials > ring)
+      return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                            "split-K keeps the tile's partial sums (%lld bytes) in the ring, "
+                            "which has %lld: fewer groups leave it more stages",
+                            (long long)partials, (long long)ring);
     if (k_tiles / d->tile.split_k < stages)
       return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                             "split_k %d gives shares of %lld K tiles (K=%lld); each needs at "
