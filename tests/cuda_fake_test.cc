@@ -245,43 +245,6 @@ TEST(FakeCuda, RefusalsComeBeforeAnyWrite) {
   gg_cuda_device_close(device);
 }
 
-// A stacked problem of `d` (groups of 100, 0 and 29 rows, random data from `seed`) in the
-// stand-in's device memory, a memory-only context, and a gg_grouped_gemm call on them;
-// freed in reverse when it goes.
-struct StackedCall {
-  gg_problem* problem = nullptr;
-  gg_context* context = nullptr;
-  gg_cuda_device* device = nullptr;
-  std::unique_ptr<DeviceBuffers> buffers;
-  gg_dl_operands operands;
-  gg_grouped_gemm_call call = {};
-  ~StackedCall() {
-    buffers.reset();
-    if (device) gg_cuda_device_close(device);
-    if (context) gg_context_destroy(context);
-    if (problem) gg_problem_destroy(problem);
-  }
-};
-
-void MakeStackedCall(const gg_op_desc& d, uint64_t seed, StackedCall* c) {
-  gg_problem_spec spec = {};
-  spec.desc = d;
-  int64_t sizes[3] = {100, 0, 29};
-  spec.extents = sizes;
-  spec.m = GG_DYNAMIC;
-  spec.data = GG_DATA_RANDOM;
-  spec.seed = seed;
-  ASSERT_EQ(gg_problem_create(&spec, &c->problem), GG_OK);
-  Configure(c->problem->desc);
-  c->context = gg_test::MemoryContext({}, -1);
-  ASSERT_NE(c->context, nullptr);
-  ASSERT_EQ(gg_cuda_device_open(0, &c->device), GG_OK);
-  c->buffers.reset(new DeviceBuffers(c->device, c->problem->desc, c->problem->m));
-  gg_dl_wrap(c->problem, c->buffers->pointers, DLDevice{kDLCUDA, 0}, &c->operands);
-  c->call.layout = GG_LAYOUT_SIZES;
-  memcpy(c->call.operands, c->operands.pointers, sizeof c->call.operands);
-}
-
 // The public API: kDLCUDA tensors, the caller's stream, the synchronous convenience path,
 // and capture into a graph that replays the launch.
 TEST(FakeCuda, ApiLaunchesOnTheCallersStream) {

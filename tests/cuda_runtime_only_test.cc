@@ -10,10 +10,7 @@
 #include <string>
 
 #include "gg/gg.h"
-#include "tests/reference/problem.h"
-#include "tests/support/context.h"
 #include "tests/support/desc.h"
-#include "tests/support/dl.h"
 #include "tests/support/fake_cuda.h"
 
 namespace {
@@ -30,48 +27,28 @@ TEST(CudaRuntimeOnly, ABundleWithoutTheSplitKernelServesTheRulesChoice) {
   gg_op_desc tiled = d;
   tiled.tile = gg_tile_config_default();
   ASSERT_EQ(gg_sm90_split_k_for(&tiled, 129), 2);
-  gg_problem_spec spec = {};
-  spec.desc = d;
-  int64_t sizes[3] = {100, 0, 29};
-  spec.extents = sizes;
-  spec.m = GG_DYNAMIC;
-  spec.data = GG_DATA_RANDOM;
-  spec.seed = 5;
-  gg_problem* problem = nullptr;
-  ASSERT_EQ(gg_problem_create(&spec, &problem), GG_OK);
-  Configure(problem->desc);
-  gg_context* context = gg_test::MemoryContext({BundlePath()}, -1);
-  ASSERT_NE(context, nullptr);
-  ASSERT_EQ(gg_context_bundle_kernel_count(context), 1u);
-  gg_cuda_device* device = nullptr;
-  ASSERT_EQ(gg_cuda_device_open(0, &device), GG_OK);
   {
-    DeviceBuffers buffers(device, problem->desc, problem->m);
-    gg_dl_operands operands;
-    gg_dl_wrap(problem, buffers.pointers, DLDevice{kDLCUDA, 0}, &operands);
-    gg_grouped_gemm_call call = {};
-    call.layout = GG_LAYOUT_SIZES;
-    memcpy(call.operands, operands.pointers, sizeof call.operands);
+    StackedCall c;
+    MakeStackedCall(d, 5, &c, {BundlePath()});
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(gg_context_bundle_kernel_count(c.context), 1u);
     int launches = fake.launches();
-    gg_status status = gg_grouped_gemm(context, &call);
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
     ASSERT_EQ(status, GG_OK) << Message(status);
     EXPECT_EQ(fake.launches(), launches + 1);
     EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "the bundled kernel, without split-K";
     // The caller's own split is what it asked for: not in the bundle, so not found.
-    call.tile = gg_tile_config_default();
-    call.tile.split_k = 2;
-    status = gg_grouped_gemm(context, &call);
+    c.call.tile = gg_tile_config_default();
+    c.call.tile.split_k = 2;
+    status = gg_grouped_gemm(c.context, &c.call);
     EXPECT_EQ(gg_status_code_of(status), GG_STATUS_NOT_FOUND);
     std::string message = Message(status);
     EXPECT_NE(message.find("--split-k 2"), std::string::npos) << message;
     EXPECT_EQ(fake.launches(), launches + 1);
+    gg_cache_stats stats;
+    gg_context_cache_stats(c.context, &stats);
+    EXPECT_EQ(stats.compiles, 0u);
   }
-  gg_cache_stats stats;
-  gg_context_cache_stats(context, &stats);
-  EXPECT_EQ(stats.compiles, 0u);
-  gg_cuda_device_close(device);
-  gg_context_destroy(context);
-  gg_problem_destroy(problem);
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
