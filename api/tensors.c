@@ -256,24 +256,14 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
                             operand_label(call->layout, (gg_operand)i), got, expected);
     }
   }
-  // No tile named: the tile gg_tile_config_for gives the rows per group (AMD chips at
-  // large M: the K loop model's first; sm_90a fast rowwise: the one measured faster); an
-  // explicit waves_per_eu stays.
+  // No tile named: the tile gg_tile_config_for_launch gives (AMD chips at large M: the K
+  // loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at decode:
+  // split-K where few tiles stream a long K); an explicit waves_per_eu stays.
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
-    int64_t rows = out->m;
-    if ((d->layout == GG_LAYOUT_SIZES || d->layout == GG_LAYOUT_OFFSETS) && d->g > 0)
-      rows = out->m / d->g;
-    gg_tile_config tile = gg_tile_config_for(d, rows), standard = gg_tile_config_default();
-    if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k) d->tile = tile;
-    // sm_90a at decode: split-K where the tiles leave most SMs idle (gg_sm90_split_k_for).
-    if (d->tile.split_k <= 1) {
-      int split = gg_sm90_split_k_for(d, out->m);
-      if (split > 1) {
-        if (!d->tile.m) d->tile = gg_tile_config_default();
-        d->tile.split_k = split;
-        out->split_by_rule = 1;
-      }
-    }
+    gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
+    out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
+    if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
+      d->tile = tile;
   }
   GG_RETURN_IF_ERROR(gg_op_desc_validate(d));
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {

@@ -138,6 +138,16 @@ int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
   return 1;
 }
 
+gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
+  int64_t rows = m;
+  if ((desc->layout == GG_LAYOUT_SIZES || desc->layout == GG_LAYOUT_OFFSETS) && desc->g > 0)
+    rows = m / desc->g;
+  gg_op_desc at = *desc;
+  at.tile = gg_tile_config_for(desc, rows);
+  if (at.tile.split_k <= 1) at.tile.split_k = gg_sm90_split_k_for(&at, m);
+  return at.tile;
+}
+
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {
   gg_op_desc resolved = *desc;
   if (resolved.tile.m == 0 && resolved.tile.n == 0 && resolved.tile.k == 0) {

@@ -323,13 +323,8 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
   if (desc->target != GG_TARGET_SM90A || desc->tile.split_k > 1) return code;
   // The rule's split falls as M grows, to 1 well before 132 tiles of 128 rows.
   for (int64_t m = 1; !code && m <= GG_SM90_PLANNED_SMS * 128; m = m < 64 ? m + 1 : m * 2) {
-    int64_t rows = m;
-    if ((desc->layout == GG_LAYOUT_SIZES || desc->layout == GG_LAYOUT_OFFSETS) && desc->g > 0)
-      rows = m / desc->g;
-    gg_op_desc at = *desc;
-    at.tile = gg_tile_config_for(desc, rows);
-    at.tile.split_k = gg_sm90_split_k_for(&at, m);
-    if (at.tile.split_k > 1) code = bundle_list_add_tile(l, desc, flags, at.tile);
+    gg_tile_config at = gg_tile_config_for_launch(desc, m);
+    if (at.split_k > 1) code = bundle_list_add_tile(l, desc, flags, at);
   }
   return code;
 }

@@ -145,6 +145,11 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
 // more SMs stream its weights.
 int gg_sm90_split_k_for(const gg_op_desc* desc, int64_t m);
 
+// The tile the entry points take for a launch of m rows when the caller names none, as
+// bundles list it: gg_tile_config_for at the launch's rows per group (m / G for packed
+// rows), with gg_sm90_split_k_for's split-K unless desc names a split of its own.
+gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m);
+
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
 // normalised (sm_90a: waves_per_eu 0 and the rolled loop; host and AMD: promoted).
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc);
