@@ -533,16 +533,36 @@ static void emit_cluster_sync(gg_text* t, const char* indent, int count) {
 // the cluster's barrier publishes them, the first CTA adds each peer's in rank order,
 // reading them through distributed shared memory (mapa), 16 at a time, and a second
 // barrier frees the peers' rings, whose kept stages then go back to their producers. The
-// first CTA writes the tile (%is_lead); the producers pass the same two barriers.
+// first CTA writes the tile (%is_lead); the producers pass the same two barriers. Only
+// threads holding a row of the tile store or add partial sums (wgmma's D layout gives a
+// thread rows r and r + 8, r = 64 warpgroup + 16 warp + lane / 4): at decode a tile holds
+// a few rows, and the others' sums, which the epilogue drops, would be most of the
+// distributed shared memory traffic.
 static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc) {
+  line(t, "    %%red_warp = arith.divui %%t128, %%c32 : index");
+  line(t, "    %%red_quad = arith.divui %%lane, %%c4 : index");
+  line(t, "    %%red_wg_row = arith.muli %%cw, %%c64 : index");
+  line(t, "    %%red_warp_row = arith.muli %%red_warp, %%c16 : index");
+  line(t, "    %%red_row0 = arith.addi %%red_wg_row, %%red_warp_row : index");
+  line(t, "    %%red_row = arith.addi %%red_row0, %%red_quad : index");
+  line(t, "    %%red_live = arith.cmpi slt, %%red_row, %%row_limit : index");
   line(t, "    %%is_lead = arith.cmpi eq, %%rank, %%c0 : index");
   line(t, "    %%not_lead = arith.cmpi ne, %%rank, %%c0 : index");
+  line(t, "    %%peer_live = arith.andi %%not_lead, %%red_live : i1");
+  line(t, "    %%lead_live = arith.andi %%is_lead, %%red_live : i1");
   line(t, "    %%ctid = arith.subi %%tid, %%c128 : index");
   line(t, "    %%ct64 = arith.index_cast %%ctid : index to i64");
   line(t, "    %%ring64 = arith.index_cast %%abase : index to i64");
   line(t, "    %%ring_p = llvm.inttoptr %%ring64 : i64 to !llvm.ptr<3>");
   line(t, "    %%mine = llvm.getelementptr %%ring_p[%%ct64] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32");
+  // The partial sums overwrite the ring, which the other consumer warpgroup's last wgmma
+  // may still be reading: both pass a named barrier of their 256 threads first.
   line(t, "    scf.if %%not_lead {");
+  line(t, "      %%c_split_bar = arith.constant 3 : i32");
+  line(t, "      %%c256_i32 = arith.constant 256 : i32");
+  line(t, "      nvvm.barrier id = %%c_split_bar number_of_threads = %%c256_i32");
+  line(t, "    }");
+  line(t, "    scf.if %%peer_live {");
   for (int i = 0; i < k->acc_count; ++i) {
     line(t, "      %%pv%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
     line(t, "      %%pp%d = llvm.getelementptr %%mine[%d] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f32", i, i * 256);
@@ -550,7 +570,7 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
   }
   line(t, "    }");
   emit_cluster_sync(t, "    ", 1);
-  line(t, "    %%acc_red = scf.if %%is_lead -> (%s) {", k->acc_type);
+  line(t, "    %%acc_red = scf.if %%lead_live -> (%s) {", k->acc_type);
   for (int i = 0; i < k->acc_count; ++i)
     line(t, "      %%a0_%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
   for (int p = 1; p < k->split; ++p) {
@@ -694,7 +714,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   char acc_name[32];
   snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
   if (loads) {
-    // Named barrier 1 or 2: the consumer warpgroup's own (0 is the CTA's).
+    // Named barrier 1 or 2: the consumer warpgroup's own (0 is the CTA's, 3 both consumers').
     line(t, "    %%wg_barrier = arith.index_cast %%wg : index to i32");
     line(t, "    %%c8192 = arith.constant 8192 : index");
     // Descriptor constants: 128-byte swizzle (1 << 62), SBO 1024 bytes (64 << 32), LBO 1

@@ -111,9 +111,18 @@
 // SPLIT-NEXT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
 // SPLIT: nvvm.wgmma.mma_async
+// Only threads holding a row of the tile store or add partial sums.
+// SPLIT: nvvm.wgmma.wait.group.sync.aligned 0
+// SPLIT: %[[LIVE:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// SPLIT: %[[PEER:.*]] = arith.andi %{{.*}}, %[[LIVE]] : i1
+// SPLIT-NEXT: %[[LEAD:.*]] = arith.andi %{{.*}}, %[[LIVE]] : i1
+// The consumer warpgroups both finish reading the ring before either overwrites it.
+// SPLIT: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// SPLIT: scf.if %[[PEER]] {
 // SPLIT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // SPLIT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
+// SPLIT: scf.if %[[LEAD]] -> (!llvm.struct
 // SPLIT: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // SPLIT: llvm.load %{{.*}} : !llvm.ptr<7> -> f32
 // SPLIT: arith.addf
