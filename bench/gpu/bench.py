@@ -4,6 +4,7 @@ inputs (issue 14; docs/performance.md gives the method and the results).
 
     python3 bench/gpu/bench.py DIR [--part main|ranks|all] [--out FILE] [--quick]
                                [--only fast|promoted] [--match KEY=VALUE]... [--limit N]
+                               [--config NAME=ACCUM[:MxNxK[/S]]]...
 
 DIR holds what bench/gpu/stage.sh staged (libgg_runtime.so, bench.ggb). For every case of
 bench/gpu/cases.py: random FP8 inputs (never zeros), one gg launch and one torch call
@@ -155,7 +156,7 @@ def input_bytes(case):
     return (case["m"] + n) * sum(sizes)
 
 
-def run_case(rt, case, quick, only=None):
+def run_case(rt, case, quick, only=None, configs=None):
     copies = max(1, min(MAX_COPIES, math.ceil(ROTATE_BYTES / input_bytes(case))))
     if quick:
         copies = 1
@@ -179,8 +180,8 @@ def run_case(rt, case, quick, only=None):
         except Exception as e:  # torch refuses some shapes: say which and why
             result[key + "_error"] = repr(e)[:300]
     # gg: every configuration, its output poisoned, checked, then timed.
-    for config, (accum, tile) in grid.CONFIGS.items():
-        if only and accum != only:
+    for config, (accum, tile) in (configs or grid.CONFIGS).items():
+        if (only and accum != only) or not grid.takes(case, config, configs):
             continue
         try:
             runs = [rt.prepare(case["ranks"], accum, tile, *ops) for ops, _ in inputs]
@@ -224,6 +225,21 @@ def table(results):
     return "\n".join(lines)
 
 
+def config_table(results, configs):
+    """TFLOP/s of each named configuration and its ratio to torch in the same mode."""
+    head = f"{'model':17} {'N':>5} {'K':>5} {'split':5} {'M':>6} | " + " | ".join(
+        f"{name[:12]:>12} {'x torch':>7} {'TB/s':>5}" for name in configs)
+    lines = [head, "-" * len(head)]
+    for r in results:
+        cells = []
+        for name, (accum, _) in configs.items():
+            v, ref = grid.tflops(r, "gg_" + name), grid.tflops(r, "torch_" + accum)
+            bw = grid.weight_tbs(r, "gg_" + name)
+            cells.append(f"{v:12.1f} {v / ref:7.2f} {bw or 0:5.2f}" if v and ref else f"{'-':>12} {'-':>7} {'-':>5}")
+        lines.append(f"{r['model'][:17]:17} {r['n']:5} {r['k']:5} {r['split']:5} {r['total']:6} | " + " | ".join(cells))
+    return "\n".join(lines)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -234,7 +250,11 @@ def main():
     p.add_argument("--only", choices=["fast", "promoted"], help="one accumulation mode, both sides")
     p.add_argument("--match", action="append", default=[], metavar="KEY=VALUE",
                    help="only the cases with this field (total=1024, split=even, n=4096, ...); repeatable")
+    p.add_argument("--config", action="append", default=[], metavar="NAME=ACCUM[:MxNxK[/S]]",
+                   help="time these gg configurations (S: split-K) instead of fast, fast128 and "
+                        "promoted; the bundle must hold them (stage.sh DIR CONFIG...); repeatable")
     args = p.parse_args()
+    configs = dict(grid.parse_config(c) for c in args.config) or None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
     rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")])
@@ -255,7 +275,7 @@ def main():
     results = []
     started = time.perf_counter()
     for i, case in enumerate(todo):
-        r = run_case(rt, case, args.quick, args.only)
+        r = run_case(rt, case, args.quick, args.only, configs)
         results.append(r)
         brief = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "sizes"}
         print(f"[{i + 1}/{len(todo)} {time.perf_counter() - started:.0f}s]", json.dumps(brief), flush=True)
@@ -267,7 +287,7 @@ def main():
             print("gg failed on the first case:", r[failed[0]], file=sys.stderr)
             return 2
     rt.close()
-    print(table(results))
+    print(table(results) if not configs else config_table(results, configs))
     bad = [r for r in results if any(k.startswith("gg_") and (k.endswith("_error") or
                                                               (k.endswith("_err") and r[k] > TOLERANCE))
                                      for k in r)]

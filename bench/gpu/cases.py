@@ -87,9 +87,25 @@ CONFIGS = {
 }
 
 
-def bundle_line(case, config):
+def parse_config(text):
+    """NAME=ACCUM[:TILE], TILE as MxNxK or MxNxK/S (split-K S): a configuration of the
+    command line (bench.py --config, cases.py's own), as a CONFIGS entry."""
+    name, _, value = text.partition("=")
+    accum, _, tile = value.partition(":")
+    if not name or accum not in ("fast", "promoted"):
+        raise ValueError(f"a configuration is NAME=fast|promoted[:MxNxK[/S]], got {text!r}")
+    return name, (accum, tile or None)
+
+
+def split_tile(tile):
+    """(MxNxK, split-K) of a configuration's tile text."""
+    dims, _, split = tile.partition("/")
+    return dims, int(split) if split else 1
+
+
+def bundle_line(case, config, configs=None):
     """The `gg bundle --list` line of a case's kernel (the descriptor ignores the rows)."""
-    accum, tile = CONFIGS[config]
+    accum, tile = (configs or CONFIGS)[config]
     g = case["g"]
     if case["ranks"] == "2d3d":
         line = f"--op mm --ranks 2d3d --groups 1*{g} --N {case['n']} --K {case['k']}"
@@ -100,7 +116,10 @@ def bundle_line(case, config):
         line = f"--op mm --ranks 2d2d --groups {groups} --M {case['m']} --N {case['n']}"
     line += f" --accum {accum}"
     if tile:
-        line += f" --tile {tile}"
+        dims, split = split_tile(tile)
+        line += f" --tile {dims}"
+        if split > 1:
+            line += f" --split-k {split}"
     return line
 
 
@@ -124,19 +143,32 @@ def weight_tbs(result, key):
     return weight_bytes(result) / ms / 1e9 if ms and weight_bytes(result) else None
 
 
-def kernel_lines(part="all"):
+def takes(case, config, configs=None):
+    """Whether a configuration applies to a case: split-K is 2D-3D's (rows packed), with
+    shares of at least the ring's 4 stages (gg_op_desc_validate refuses the rest)."""
+    _, tile = (configs or CONFIGS)[config]
+    split = split_tile(tile)[1] if tile else 1
+    return split == 1 or (case["ranks"] == "2d3d" and case["k"] // 128 // split >= 4)
+
+
+def kernel_lines(part="all", configs=None):
     lines = []
     for case in cases(part):
-        for config in CONFIGS:
-            line = bundle_line(case, config)
+        for config in configs or CONFIGS:
+            if not takes(case, config, configs):
+                continue
+            line = bundle_line(case, config, configs)
             if line not in lines:
                 lines.append(line)
     return lines
 
 
 if __name__ == "__main__":
+    # cases.py [PART [NAME=ACCUM:TILE ...]]: the bundle lines of PART's cases for the
+    # default configurations and the ones named (bench.py --config takes the same).
     import sys
-    for line in kernel_lines(sys.argv[1] if len(sys.argv) > 1 else "all"):
+    extra = dict(parse_config(a) for a in sys.argv[2:])
+    for line in kernel_lines(sys.argv[1] if len(sys.argv) > 1 else "all", {**CONFIGS, **extra}):
         print(line)
 
 

@@ -97,8 +97,10 @@ class Runtime:
         call = Call()
         call.layout = LAYOUT[ranks]
         call.accum = ACCUM[accum]
-        if tile:
-            call.tile.m, call.tile.n, call.tile.k = (int(x) for x in tile.split("x"))
+        if tile:  # MxNxK, or MxNxK/S for split-K S
+            dims, _, split = tile.partition("/")
+            call.tile.m, call.tile.n, call.tile.k = (int(x) for x in dims.split("x"))
+            call.tile.split_k = int(split) if split else 0
         for i, t in enumerate(tensors):
             call.operands[i] = C.cast(C.pointer(t.dl), C.c_void_p) if t else None
         launch = LaunchOptions()
