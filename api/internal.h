@@ -94,6 +94,7 @@ typedef struct gg_checked_call {
   int device_id;
   const gg_launch_options* launch;  // NULL: synchronous
   int split_by_rule;  // desc's split-K is the entry points' choice, not the caller's
+  gg_tile_config unsplit;  // under split_by_rule: the tile the entry points take without it
 } gg_checked_call;
 
 // DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps

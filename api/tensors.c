@@ -258,10 +258,12 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   }
   // No tile named: the tile gg_tile_config_for_launch gives (AMD chips at large M: the K
   // loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at decode:
-  // split-K where few tiles stream a long K); an explicit waves_per_eu stays.
+  // split-K, and 256 columns for it, where the tiles leave SMs idle); an explicit
+  // waves_per_eu stays.
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
     gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
     out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
+    out->unsplit = gg_tile_config_unsplit(d, out->m);
     if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
       d->tile = tile;
   }

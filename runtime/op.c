@@ -106,45 +106,101 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
   return tile;
 }
 
-int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
-  gg_op_desc d = gg_op_desc_with_defaults(in);
-  if (d.target != GG_TARGET_SM90A || d.layout == GG_LAYOUT_K_OFFSETS || m <= 0 || d.g <= 0)
-    return 1;
-  int64_t tm = d.tile.m, tn = d.tile.n, row_tiles, col_tiles = (d.n + tn - 1) / tn;
-  switch (d.layout) {
+int gg_sm90_planned_clusters(int split) {
+  // cuOccupancyMaxActiveClusters on an H200 for the kernels' one CTA per SM (ncu's Max
+  // Active Clusters, 2026-12-02): clusters live within a GPC, whose SM counts leave some
+  // SMs out of every cluster but pairs.
+  switch (split) {
+    case 1: return GG_SM90_PLANNED_SMS;
+    case 2: return GG_SM90_PLANNED_SMS / 2;
+    case 3: return 39;
+    case 4: return 30;
+    default: return 0;
+  }
+}
+
+// The tiles of an sm_90a launch of m rows that can hold rows: at most min(G, m) groups
+// are busy under packed layouts, each one tile row more than its rows need.
+static int64_t sm90_busy_tiles(const gg_op_desc* d, int64_t m) {
+  int64_t tm = d->tile.m, tn = d->tile.n, row_tiles, col_tiles = (d->n + tn - 1) / tn;
+  switch (d->layout) {
     case GG_LAYOUT_SIZES:
-    case GG_LAYOUT_OFFSETS: {  // at most min(G, m) groups hold rows, each one tile more
-      int64_t busy = m < d.g ? m : d.g;
+    case GG_LAYOUT_OFFSETS: {
+      int64_t busy = m < d->g ? m : d->g;
       row_tiles = (m + tm - 1) / tm + busy - 1;
       break;
     }
     case GG_LAYOUT_N_OFFSETS:  // every group's slab of m rows over the N split
       row_tiles = (m + tm - 1) / tm;
-      col_tiles += d.g;
+      col_tiles += d->g;
       break;
     default:  // padded, batched: a slab of m rows per group
-      row_tiles = d.g * ((m + tm - 1) / tm);
+      row_tiles = d->g * ((m + tm - 1) / tm);
       break;
   }
-  // Measured on an H200 (docs/performance.md, 2026-12-02, one row): split-K won where at
-  // most 18 tiles made at most 72 CTAs with shares of 16 K tiles or more (N 1280 K 8192:
-  // 1.56x, N 2304 K 16384: 2.0x) and lost at 32 to 64 tiles (0.60-0.91; N 13312 and 16384
-  // at K >= 6656 and 52-64 tiles won 1.09-1.12), so it is taken only where it won.
-  int64_t tiles = row_tiles * col_tiles, k_tiles = (d.k + 127) / 128;
-  if (tiles > GG_SM90_SPLIT_MAX_TILES) return 1;
-  for (int split = GG_SM90_MAX_SPLIT_K; split > 1; --split)
-    if (tiles * split <= GG_SM90_SPLIT_MAX_CTAS && k_tiles / split >= GG_SM90_SPLIT_MIN_SHARE)
-      return split;
-  return 1;
+  return gg_saturating_mul(row_tiles, col_tiles);
 }
 
-gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
+// The split-K rule for desc's tile at m rows: the split, and the CTAs it keeps busy in
+// *ctas. Decode is bound by the bytes each SM has in flight, so the rule takes the split
+// that streams the weights on the most SMs in one round: the largest whose clusters the
+// device holds at once for every tile (gg_sm90_planned_clusters), with shares of at least
+// the ring's stages. Measured on an H200 (docs/performance.md, 2026-12-02): one round won
+// at every benchmark shape with one busy expert (N 8192 K 3584, 32 tiles of 256 columns:
+// split 3 1.24x torch, against 0.90 unsplit and 0.82 at split 4, which takes two rounds
+// of its 30 clusters).
+static int sm90_split_plan(const gg_op_desc* in, int64_t m, int64_t* ctas) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t tiles = m > 0 && d.g > 0 ? sm90_busy_tiles(&d, m) : 0;
+  *ctas = tiles < GG_SM90_PLANNED_SMS ? tiles : GG_SM90_PLANNED_SMS;
+  if (d.target != GG_TARGET_SM90A || d.layout == GG_LAYOUT_K_OFFSETS || tiles == 0) return 1;
+  int64_t k_tiles = (d.k + 127) / 128, stages = gg_sm90_stages(&d);
+  int best = 1;
+  for (int split = 2; split <= GG_SM90_MAX_SPLIT_K; ++split)
+    if (stages > 0 && k_tiles / split >= stages && tiles <= gg_sm90_planned_clusters(split) &&
+        tiles * split > *ctas) {
+      best = split;
+      *ctas = tiles * split;
+    }
+  return best;
+}
+
+int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
+  int64_t ctas;
+  return sm90_split_plan(in, m, &ctas);
+}
+
+gg_tile_config gg_tile_config_unsplit(const gg_op_desc* desc, int64_t m) {
   int64_t rows = m;
   if ((desc->layout == GG_LAYOUT_SIZES || desc->layout == GG_LAYOUT_OFFSETS) && desc->g > 0)
     rows = m / desc->g;
+  return gg_tile_config_for(desc, rows);
+}
+
+gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
   gg_op_desc at = *desc;
-  at.tile = gg_tile_config_for(desc, rows);
-  if (at.tile.split_k <= 1) at.tile.split_k = gg_sm90_split_k_for(&at, m);
+  at.tile = gg_tile_config_unsplit(desc, m);
+  if (at.tile.split_k > 1) return at.tile;
+  int64_t ctas;
+  at.tile.split_k = sm90_split_plan(&at, m, &ctas);
+  // Fast rowwise takes 256 columns where their split keeps as many SMs busy: a tile's
+  // stage then holds twice the weights in flight (N 1280 at 16 rows over 8 experts:
+  // 1.07-1.14x torch at 256 columns split in two, 0.75-0.80 at 128 columns unsplit, the
+  // same 80 CTAs).
+  if (at.target == GG_TARGET_SM90A && at.accum == GG_ACCUM_FAST &&
+      at.scaling == GG_SCALING_ROWWISE && at.tile.n == 128) {
+    gg_op_desc wide = at;
+    wide.tile.n = 256;
+    wide.tile.split_k = 1;
+    int64_t wide_ctas;
+    int split = sm90_split_plan(&wide, m, &wide_ctas);
+    if (split > 1 && wide_ctas >= ctas) {
+      wide.tile.split_k = split;
+      gg_status status = gg_op_desc_validate(&wide);
+      if (!status) at.tile = wide.tile;
+      gg_status_free(status);
+    }
+  }
   return at.tile;
 }
 

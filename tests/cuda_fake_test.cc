@@ -350,33 +350,69 @@ TEST(LaunchCtas, SplitKGivesWholeClusters) {
   EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 2 * 2 * 2) << "3 slices of 2 x 2 tiles, 2 CTAs each";
 }
 
-// The split the entry points take (gg_sm90_split_k_for), by hand: the tiles that can hold
-// rows, at most 24 of them, at most 72 CTAs, shares of at least 16 K tiles.
-TEST(SplitKForShape, OnlyWhereFewTilesStreamLongK) {
+// The split the entry points take (gg_sm90_split_k_for), by hand: of the splits whose
+// clusters an H200 holds for every tile that can hold rows in one round (132, 66, 39 and
+// 30 clusters of 1 to 4 CTAs) with shares of at least the ring's 4 stages, the one with
+// the most CTAs.
+TEST(SplitKForShape, TheSplitThatKeepsTheMostSMsBusyInOneRound) {
+  EXPECT_EQ(gg_sm90_planned_clusters(1), 132);
+  EXPECT_EQ(gg_sm90_planned_clusters(2), 66);
+  EXPECT_EQ(gg_sm90_planned_clusters(3), 39);
+  EXPECT_EQ(gg_sm90_planned_clusters(4), 30);
+  EXPECT_EQ(gg_sm90_planned_clusters(5), 0);
   gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
   d.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 0};
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "10 tiles, 40 CTAs, shares of 16 K tiles";
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 2), 3) << "two busy groups: 20 tiles; 4 would make 80 CTAs";
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 3), 1) << "30 tiles";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "10 tiles: 40 CTAs";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 3), 4) << "three busy groups: 30 tiles, 30 clusters of 4";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 4), 2) << "40 tiles: one more than 39 clusters of 3";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 6), 2) << "60 tiles";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 7), 1) << "70 tiles: more than 66 pairs";
   EXPECT_EQ(gg_sm90_split_k_for(&d, 16), 1) << "8 busy groups of 10 tiles";
   d.k = 2048;
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 1) << "16 K tiles: shares of 16 only without a split";
-  d.k = 4096;
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 2) << "32 K tiles: two shares of 16";
-  d.n = 2304, d.k = 16384;
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "18 tiles, 72 CTAs";
-  d.n = 4096, d.k = 7168;
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 1) << "32 tiles";
-  d.tile.n = 256;
-  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 3) << "16 tiles of 256 columns: 48 CTAs, shares of 18";
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 4) << "16 K tiles: four shares of 4";
+  d.k = 1024;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 2) << "8 K tiles: two shares of 4";
+  d.k = 512;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 1) << "4 K tiles: a share of 2 is shorter than the ring";
+  d.n = 8192, d.k = 3584, d.tile.n = 256;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 3) << "32 tiles of 256 columns: 4 would take two rounds";
+  d.n = 16384, d.k = 2048;
+  EXPECT_EQ(gg_sm90_split_k_for(&d, 1), 2) << "64 tiles";
   gg_op_desc s = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 1280, 8192, 8);
   EXPECT_EQ(gg_sm90_split_k_for(&s, 1), 1) << "8 slices of 10 tiles";
   s.g = 2;
-  EXPECT_EQ(gg_sm90_split_k_for(&s, 1), 3) << "2 slices of 10 tiles: 60 CTAs, shares of 21";
+  EXPECT_EQ(gg_sm90_split_k_for(&s, 1), 4) << "2 slices of 10 tiles";
   gg_op_desc k = gg_test::ChipDesc(GG_LAYOUT_K_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 2);
   EXPECT_EQ(gg_sm90_split_k_for(&k, 1), 1) << "runtime K";
   gg_op_desc a = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_GFX950, 1280, 8192, 8);
   EXPECT_EQ(gg_sm90_split_k_for(&a, 1), 1) << "AMD";
+}
+
+// The launch's tile in fast rowwise mode: 256 columns where their split keeps at least
+// as many SMs busy as 128 columns do; promoted mode keeps 128 (its second set of
+// accumulators does not fit 256).
+TEST(SplitKForShape, FastModeWidensTheTileWhereItsSplitKeepsAsManySMsBusy) {
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
+  d.accum = GG_ACCUM_FAST;
+  gg_tile_config t = gg_tile_config_for_launch(&d, 16);
+  EXPECT_EQ(t.n, 256) << "80 tiles of 128 columns unsplit, 40 of 256 split";
+  EXPECT_EQ(t.split_k, 2) << "40 tiles: one more than 39 clusters of 3";
+  EXPECT_EQ(gg_tile_config_unsplit(&d, 16).n, 128);
+  t = gg_tile_config_for_launch(&d, 1);
+  EXPECT_EQ(t.n, 128) << "10 tiles of 128 columns split in 4 busy more SMs than 5 of 256";
+  EXPECT_EQ(t.split_k, 4);
+  d.n = 7168, d.k = 2048;
+  t = gg_tile_config_for_launch(&d, 1);
+  EXPECT_EQ(t.n, 256) << "56 tiles split in 2 or 28 of 256 columns split in 4: 112 CTAs each";
+  EXPECT_EQ(t.split_k, 4);
+  d.accum = GG_ACCUM_PROMOTED;
+  t = gg_tile_config_for_launch(&d, 1);
+  EXPECT_EQ(t.n, 128);
+  EXPECT_EQ(t.split_k, 2);
+  d.tile = {128, 256, 128, 0, GG_LOOP_ROLLED, 0};
+  d.accum = GG_ACCUM_FAST;
+  d.tile.split_k = 2;
+  EXPECT_EQ(gg_tile_config_for_launch(&d, 1).split_k, 2) << "the caller's split stays";
 }
 
 // The descriptor says split-K only where asked, and refuses what the kernel cannot do.
@@ -424,18 +460,18 @@ TEST(FakeCuda, ApiLaunchesSplitKClusters) {
     StackedCall c;
     MakeStackedCall(gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 4096, 3), 13, &c);
     if (HasFatalFailure()) return;
-    // 129 rows over 3 groups: (2 + 2) x 2 tiles; 32 K tiles: two shares of 16.
+    // 129 rows over 3 groups: (2 + 2) x 2 tiles in 8 clusters of 4; 32 K tiles: shares of 8.
     gg_status status = gg_grouped_gemm(c.context, &c.call);
     ASSERT_EQ(status, GG_OK) << Message(status);
     const LaunchRecord* r = fake.launch(0);
-    EXPECT_EQ(r->cluster[0], 2u);
+    EXPECT_EQ(r->cluster[0], 4u);
     EXPECT_EQ(r->cluster[1] * r->cluster[2], 1u);
-    EXPECT_EQ(r->grid[0], 2u * 4u * 2u) << "the virtual grid's 2 x 4 tiles, 2 CTAs each";
-    c.call.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 4};
+    EXPECT_EQ(r->grid[0], 2u * 4u * 4u) << "the virtual grid's 2 x 4 tiles, 4 CTAs each";
+    c.call.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 2};
     status = gg_grouped_gemm(c.context, &c.call);
     ASSERT_EQ(status, GG_OK) << Message(status);
-    EXPECT_EQ(fake.launch(0)->cluster[0], 4u);
-    EXPECT_EQ(fake.launch(0)->grid[0], 32u);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 2u);
+    EXPECT_EQ(fake.launch(0)->grid[0], 16u);
     c.call.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 1};
     status = gg_grouped_gemm(c.context, &c.call);
     ASSERT_EQ(status, GG_OK) << Message(status);

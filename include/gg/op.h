@@ -131,23 +131,27 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
 
 // The SMs the sm_90a split-K rule plans for (H100 SXM and H200 have 132).
 #define GG_SM90_PLANNED_SMS 132
-// The split-K rule's bounds, from the H200 figures (docs/performance.md): at most this
-// many tiles, at most this many CTAs in all, shares of at least this many K tiles.
-#define GG_SM90_SPLIT_MAX_TILES 24
-#define GG_SM90_SPLIT_MAX_CTAS 72
-#define GG_SM90_SPLIT_MIN_SHARE 16
-// The split_k the entry points take for an sm_90a launch of m rows with desc's tile: where
-// the tiles that can hold rows (at most min(G, m) groups busy under packed layouts) are at
-// most GG_SM90_SPLIT_MAX_TILES, the largest count up to GG_SM90_MAX_SPLIT_K that keeps the
-// CTAs within GG_SM90_SPLIT_MAX_CTAS and each share of K at least GG_SM90_SPLIT_MIN_SHARE
-// K tiles; 1 otherwise (and for other targets, and k_offsets, whose K is a runtime value).
-// Decode with one busy expert and few N tiles is bound by the bytes each SM has in flight:
-// more SMs stream its weights.
+// The clusters of `split` CTAs (1 to GG_SM90_MAX_SPLIT_K) an H200 holds at once at the
+// kernels' one CTA per SM, as its driver reports them (cuOccupancyMaxActiveClusters: 132,
+// 66, 39, 30); 0 for other sizes. A device that holds fewer runs the tiles in more rounds.
+int gg_sm90_planned_clusters(int split);
+// The split_k the entry points take for an sm_90a launch of m rows with desc's tile: of
+// the splits up to GG_SM90_MAX_SPLIT_K whose clusters gg_sm90_planned_clusters holds for
+// every tile that can hold rows (at most min(G, m) groups busy under packed layouts) in
+// one round, with shares of K at least the ring's stages, the one that keeps the most SMs
+// busy; 1 where none does (and for other targets, and k_offsets, whose K is a runtime
+// value). Decode with few N tiles is bound by the bytes each SM has in flight: more SMs
+// stream the weights.
 int gg_sm90_split_k_for(const gg_op_desc* desc, int64_t m);
 
+// The tile for a launch of m rows before the split-K rule: gg_tile_config_for at the
+// launch's rows per group (m / G for packed rows).
+gg_tile_config gg_tile_config_unsplit(const gg_op_desc* desc, int64_t m);
+
 // The tile the entry points take for a launch of m rows when the caller names none, as
-// bundles list it: gg_tile_config_for at the launch's rows per group (m / G for packed
-// rows), with gg_sm90_split_k_for's split-K unless desc names a split of its own.
+// bundles list it: gg_tile_config_unsplit's with gg_sm90_split_k_for's split-K unless desc
+// names a split of its own; in sm_90a fast rowwise mode 256 columns instead of 128 where
+// their split keeps at least as many SMs busy.
 gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m);
 
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
