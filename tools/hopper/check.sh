@@ -9,7 +9,9 @@
 #                                       every case with exact data (bit-identical to the C
 #                                       reference), random data (within the documented
 #                                       bound), and replayed from a CUDA graph (cases
-#                                       GG_CHECK_JOBS at a time, default 6).
+#                                       GG_CHECK_JOBS at a time, default 6; only those whose
+#                                       flags match GG_CHECK_ONLY, a regular expression, if
+#                                       set: GG_CHECK_ONLY=split-k for split-K's).
 #   tools/hopper/check.sh sanitize [DIR]  there too: compute-sanitizer memcheck, racecheck
 #                                       and synccheck on a small set.
 #   tools/hopper/check.sh all [DIR]     both (over ten minutes: the device machine's limit
@@ -64,25 +66,46 @@ machine() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader || true
 }
 
+# The reports of the cases finished since the last call, in the list's order (so that a
+# run cut short by the device's time limit still shows every batch it finished).
+show_finished() {
+  i=$((shown + 1))
+  while [ $i -le $n ]; do
+    if [ -e "$T/case.$i" ]; then
+      cat "$T/case.$i"
+      [ -e "$T/fail.$i" ] && failed=1
+      table="$table$(cat "$T/row.$i")
+"
+    fi
+    i=$((i + 1))
+  done
+  shown=$n
+}
+
+# Every case of the list, GG_CHECK_JOBS at a time; with GG_CHECK_ONLY (an extended regular
+# expression) only the cases whose flags match it, numbered and seeded as in a full run.
 cases() {
   T=$(mktemp -d)
   jobs=${GG_CHECK_JOBS:-6}
   n=0
+  shown=0
+  started=0
   while IFS= read -r line; do
     case "$line" in '#'* | '') continue ;; esac
     n=$((n + 1))
+    if [ -n "${GG_CHECK_ONLY:-}" ] && ! printf '%s\n' "$line" | grep -Eq -- "$GG_CHECK_ONLY"; then
+      continue
+    fi
     check_case $n $line &
-    [ $((n % jobs)) -eq 0 ] && wait
+    started=$((started + 1))
+    if [ $((started % jobs)) -eq 0 ]; then
+      wait
+      show_finished
+    fi
   done < "$D/cases.list"
   wait
-  i=1
-  while [ $i -le $n ]; do
-    cat "$T/case.$i"
-    [ -e "$T/fail.$i" ] && failed=1
-    table="$table$(cat "$T/row.$i")
-"
-    i=$((i + 1))
-  done
+  show_finished
+  [ $started -gt 0 ] || { echo "no case matches GG_CHECK_ONLY='${GG_CHECK_ONLY:-}'"; failed=1; }
   rm -rf "$T"
 }
 
