@@ -390,6 +390,18 @@ static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, 
   line(t, "    }");
 }
 
+// The first of a consumer thread's two rows of the tile in wgmma's D layout, as %<row>:
+// 64 per warpgroup, 16 per warp, lane / 4 (the other is 8 rows below). `s` suffixes the
+// intermediate names, so that one function can hold several.
+static void emit_thread_row(gg_text* t, const char* indent, const char* s, const char* row) {
+  line(t, "%s%%wi%s = arith.divui %%t128, %%c32 : index", indent, s);
+  line(t, "%s%%g%s = arith.divui %%lane, %%c4 : index", indent, s);
+  line(t, "%s%%rw%s = arith.muli %%cw, %%c64 : index", indent, s);
+  line(t, "%s%%r16%s = arith.muli %%wi%s, %%c16 : index", indent, s, s);
+  line(t, "%s%%rA%s = arith.addi %%rw%s, %%r16%s : index", indent, s, s, s);
+  line(t, "%s%%%s = arith.addi %%rA%s, %%g%s : index", indent, row, s, s);
+}
+
 // The epilogue. Staged (the kernel has its shared memory and the output's rows are
 // contiguous): each consumer warpgroup writes its results, EPILOGUE_COLS columns at a
 // time, into its 64 rows of the epilogue buffer as bf16 pairs (rows padded by 16 bytes, so
@@ -409,13 +421,8 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_type(&out_type, mlirValueGetType(out));
   gg_text_type(&sa_type, mlirValueGetType(e_sa));
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
-  line(t, "    %%wi = arith.divui %%t128, %%c32 : index");
-  line(t, "    %%g = arith.divui %%lane, %%c4 : index");
+  emit_thread_row(t, "    ", "", "r0");
   line(t, "    %%q = arith.remui %%lane, %%c4 : index");
-  line(t, "    %%rw = arith.muli %%cw, %%c64 : index");
-  line(t, "    %%r16 = arith.muli %%wi, %%c16 : index");
-  line(t, "    %%rA = arith.addi %%rw, %%r16 : index");
-  line(t, "    %%r0 = arith.addi %%rA, %%g : index");
   line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   if (staged) {
@@ -534,17 +541,11 @@ static void emit_cluster_sync(gg_text* t, const char* indent, int count) {
 // reading them through distributed shared memory (mapa), 16 at a time, and a second
 // barrier frees the peers' rings, whose kept stages then go back to their producers. The
 // first CTA writes the tile (%is_lead); the producers pass the same two barriers. Only
-// threads holding a row of the tile store or add partial sums (wgmma's D layout gives a
-// thread rows r and r + 8, r = 64 warpgroup + 16 warp + lane / 4): at decode a tile holds
-// a few rows, and the others' sums, which the epilogue drops, would be most of the
-// distributed shared memory traffic.
+// threads holding a row of the tile (emit_thread_row) store or add partial sums: at decode
+// a tile holds a few rows, and the others' sums, which the epilogue drops, would be most
+// of the distributed shared memory traffic.
 static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc) {
-  line(t, "    %%red_warp = arith.divui %%t128, %%c32 : index");
-  line(t, "    %%red_quad = arith.divui %%lane, %%c4 : index");
-  line(t, "    %%red_wg_row = arith.muli %%cw, %%c64 : index");
-  line(t, "    %%red_warp_row = arith.muli %%red_warp, %%c16 : index");
-  line(t, "    %%red_row0 = arith.addi %%red_wg_row, %%red_warp_row : index");
-  line(t, "    %%red_row = arith.addi %%red_row0, %%red_quad : index");
+  emit_thread_row(t, "    ", "_red", "red_row");
   line(t, "    %%red_live = arith.cmpi slt, %%red_row, %%row_limit : index");
   line(t, "    %%is_lead = arith.cmpi eq, %%rank, %%c0 : index");
   line(t, "    %%not_lead = arith.cmpi ne, %%rank, %%c0 : index");
@@ -798,12 +799,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
         line(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
         line(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
         line(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
-        line(t, "      %%wi_s = arith.divui %%t128, %%c32 : index");
-        line(t, "      %%g_s = arith.divui %%lane, %%c4 : index");
-        line(t, "      %%rw_s = arith.muli %%cw, %%c64 : index");
-        line(t, "      %%r16_s = arith.muli %%wi_s, %%c16 : index");
-        line(t, "      %%rA_s = arith.addi %%rw_s, %%r16_s : index");
-        line(t, "      %%rs0 = arith.addi %%rA_s, %%g_s : index");
+        emit_thread_row(t, "      ", "_s", "rs0");
         line(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
         line(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
         for (int h = 0; h < 2; ++h) {
