@@ -263,7 +263,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
     gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
     out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
-    out->unsplit = gg_tile_config_unsplit(d, out->m);
+    if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);
     if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
       d->tile = tile;
   }

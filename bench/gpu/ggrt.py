@@ -3,6 +3,8 @@ with bundles, and gg_grouped_gemm on torch's CUDA tensors, asynchronous on a str
 structures mirror include/gg/gg.h, include/gg/op.h and DLPack 0.6 field for field."""
 import ctypes as C
 
+from cases import split_tile
+
 LAYOUT = {"2d3d": 1, "3d3d": 3, "2d2d": 5}  # gg_layout: offsets, batched, k_offsets
 ACCUM = {"promoted": 0, "fast": 1}
 
@@ -98,9 +100,9 @@ class Runtime:
         call.layout = LAYOUT[ranks]
         call.accum = ACCUM[accum]
         if tile:  # MxNxK, or MxNxK/S for split-K S
-            dims, _, split = tile.partition("/")
+            dims, split = split_tile(tile)
             call.tile.m, call.tile.n, call.tile.k = (int(x) for x in dims.split("x"))
-            call.tile.split_k = int(split) if split else 0
+            call.tile.split_k = split if split > 1 else 0
         for i, t in enumerate(tensors):
             call.operands[i] = C.cast(C.pointer(t.dl), C.c_void_p) if t else None
         launch = LaunchOptions()
