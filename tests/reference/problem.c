@@ -33,21 +33,33 @@ static uint8_t random_fp8(gg_rng* rng, gg_fp8 flavour) {
   }
 }
 
+// The FP8 codes of exact data's values, encoded once per problem (encoding searches all
+// 256 codes: per byte it made a large B take a minute to draw).
+typedef struct exact_codes {
+  uint8_t zero, one, minus_one, two, minus_two;
+} exact_codes;
+
+static exact_codes exact_codes_of(gg_fp8 flavour) {
+  exact_codes c = {gg_fp8_encode(flavour, 0.0f), gg_fp8_encode(flavour, 1.0f),
+                   gg_fp8_encode(flavour, -1.0f), gg_fp8_encode(flavour, 2.0f),
+                   gg_fp8_encode(flavour, -2.0f)};
+  return c;
+}
+
 // Exact data: mostly zeros and +-1, some +-2 when K is short enough that no partial sum
 // can reach 2^12 (docs/semantics.md, "exact data").
-static uint8_t exact_fp8(gg_rng* rng, gg_fp8 flavour, int64_t k) {
+static uint8_t exact_fp8(gg_rng* rng, const exact_codes* c, int64_t k) {
   uint64_t r = gg_rng_next(rng) % 16;
-  float value = 0.0f;
   if (k <= 1024) {
-    if (r < 6) value = 1.0f;
-    else if (r < 12) value = -1.0f;
-    else if (r == 12) value = 2.0f;
-    else if (r == 13) value = -2.0f;
+    if (r < 6) return c->one;
+    if (r < 12) return c->minus_one;
+    if (r == 12) return c->two;
+    if (r == 13) return c->minus_two;
   } else {
-    if (r < 2) value = 1.0f;
-    else if (r < 4) value = -1.0f;
+    if (r < 2) return c->one;
+    if (r < 4) return c->minus_one;
   }
-  return gg_fp8_encode(flavour, value);
+  return c->zero;
 }
 
 static float random_scale(gg_rng* rng, gg_data_kind data) {
@@ -184,10 +196,11 @@ gg_status gg_problem_create(const gg_problem_spec* spec, gg_problem** out_proble
   }
 
   gg_rng rng = {spec->seed * 0x2545F4914F6CDD1Dull + 1};
+  exact_codes codes = exact_codes_of(d.fp8);
   for (int i = GG_OPERAND_A; i <= GG_OPERAND_B; ++i) {
     uint8_t* bytes = p->buffers[i];
     for (size_t j = 0; j < p->bytes[i]; ++j)
-      bytes[j] = spec->data == GG_DATA_EXACT ? exact_fp8(&rng, d.fp8, d.k) : random_fp8(&rng, d.fp8);
+      bytes[j] = spec->data == GG_DATA_EXACT ? exact_fp8(&rng, &codes, d.k) : random_fp8(&rng, d.fp8);
   }
   for (int i = GG_OPERAND_A_SCALE; i <= GG_OPERAND_B_SCALE; ++i) {
     float* scales = p->buffers[i];
