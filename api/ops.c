@@ -86,9 +86,9 @@ gg_status gg_f8f8bf16_rowwise_grouped_dynamic(gg_context* context, const DLTenso
                      w_scale, zero_start_index_M, zeroing_output_tensor, out);
 }
 
-// The layout the ranks of (XQ, WQ) select for the mm op.
-static gg_status mm_layout(const DLTensor* XQ, const DLTensor* WQ, const DLTensor* offsets,
-                           gg_layout* out) {
+gg_status gg_mm_layout(const DLTensor* XQ, const DLTensor* WQ, const DLTensor* offsets,
+                       gg_layout* out) {
+  if (!out) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the layout's destination is NULL");
   if (!XQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "XQ is NULL");
   if (!WQ) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "WQ is NULL");
   if (XQ->ndim == 2 && WQ->ndim == 3) *out = GG_LAYOUT_OFFSETS;
@@ -111,7 +111,7 @@ gg_status gg_f8f8bf16_rowwise_grouped_mm(gg_context* context, const DLTensor* XQ
                                          const DLTensor* w_scale, const DLTensor* offsets,
                                          DLTensor* out) {
   gg_layout layout;
-  GG_RETURN_IF_ERROR(mm_layout(XQ, WQ, offsets, &layout));
+  GG_RETURN_IF_ERROR(gg_mm_layout(XQ, WQ, offsets, &layout));
   return call_layout(context, layout, GG_SCALING_ROWWISE, GG_B_PLAIN, XQ, WQ, x_scale, w_scale,
                      offsets, 0, out);
 }
@@ -146,7 +146,7 @@ gg_status gg_f8f8bf16_rowwise_grouped_mm_preshuffle(gg_context* context, const D
                                                     const DLTensor* w_scale,
                                                     const DLTensor* offsets, DLTensor* out) {
   gg_layout layout;
-  GG_RETURN_IF_ERROR(mm_layout(XQ, WQ, offsets, &layout));
+  GG_RETURN_IF_ERROR(gg_mm_layout(XQ, WQ, offsets, &layout));
   // The descriptor's validation refuses 3D-2D and 2D-2D and says why.
   return call_layout(context, layout, GG_SCALING_ROWWISE, GG_B_PRESHUFFLED, XQ, WQ, x_scale,
                      w_scale, offsets, 0, out);

@@ -323,6 +323,39 @@ TEST(Api, GpuTensorsWithoutGpuAreUnavailable) {
   gg_context_destroy(context);
 }
 
+// The layout the mm ops take, by the ranks of XQ and WQ: what bindings launching through
+// gg_grouped_gemm ask (the Python binding does).
+TEST(Api, MmLayoutFollowsTheRanks) {
+  int64_t shape[3] = {2, 4, 8};
+  DLTensor two = {}, three = {}, one = {}, offsets = {};
+  two.ndim = 2, three.ndim = 3, one.ndim = 1, offsets.ndim = 1;
+  two.shape = three.shape = one.shape = offsets.shape = shape;
+  struct {
+    const DLTensor *a, *b;
+    gg_layout want;
+  } cases[] = {{&two, &three, GG_LAYOUT_OFFSETS},
+               {&three, &three, GG_LAYOUT_BATCHED},
+               {&three, &two, GG_LAYOUT_N_OFFSETS},
+               {&two, &two, GG_LAYOUT_K_OFFSETS}};
+  for (const auto& c : cases) {
+    gg_layout layout = GG_LAYOUT_COUNT;
+    EXPECT_EQ(gg_mm_layout(c.a, c.b, &offsets, &layout), GG_OK);
+    EXPECT_EQ(layout, c.want);
+  }
+  gg_layout layout = GG_LAYOUT_COUNT;
+  EXPECT_EQ(gg_mm_layout(&three, &three, NULL, &layout), GG_OK);  // 3D-3D takes none
+  EXPECT_EQ(layout, GG_LAYOUT_BATCHED);
+  gg_status status = gg_mm_layout(&two, &three, NULL, &layout);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(TakeMessage(status), "offsets is NULL; it is required when XQ or WQ is 2D");
+  status = gg_mm_layout(&one, &three, &offsets, &layout);
+  EXPECT_EQ(TakeMessage(status),
+            "rank: XQ is 1D and WQ 3D; the inputs must be one of 2D-2D, 3D-3D, 2D-3D, 3D-2D");
+  status = gg_mm_layout(&two, &three, &offsets, NULL);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
+  gg_status_free(status);
+}
+
 // ---------------------------------------------------------------------------------------
 // A compiled kernel launched on tensors of another problem.
 

@@ -219,6 +219,12 @@ gg_status gg_f8f8bf16_rowwise_grouped_mm(gg_context* context, const DLTensor* XQ
                                          const DLTensor* w_scale, const DLTensor* offsets,
                                          DLTensor* out);
 
+// The layout the mm ops take for these tensors (by the ranks of XQ and WQ, as above), or
+// the error they give: ranks that are none of the four, or offsets NULL where one is 2D.
+// For bindings that launch the mm case through gg_grouped_gemm (on a stream, say).
+gg_status gg_mm_layout(const DLTensor* XQ, const DLTensor* WQ, const DLTensor* offsets,
+                       gg_layout* out);
+
 // Blockwise scales: x_scale numel total_M*K/128 (per-group M-major), w_scale
 // [G, K/128, N/128]; N and K multiples of 128. Otherwise as the stacked op.
 gg_status gg_f8f8bf16_groupwise_grouped(gg_context* context, const DLTensor* XQ,
