@@ -1,6 +1,7 @@
 # The two commands a newcomer needs (see README.md):
 #   make demo   set up if needed, build, run the main job
-#   make test   set up if needed, run every test (bazel test //...), then all of them again
+#   make test   set up if needed, run every test (bazel test //...), the Python binding's
+#               tests (python/run_tests.sh: pytest on the CPU), then the Bazel tests again
 #               under AddressSanitizer, LeakSanitizer and UBSan (--config=san)
 # and for deploying (README.md, "Deploying"):
 #   make install [PREFIX=/usr/local]   headers, libgg and libgg_runtime, gg, gg-opt,
@@ -21,6 +22,7 @@ demo: build
 
 test: setup
 	$(BAZEL) test //...
+	BAZEL=$(BAZEL) python/run_tests.sh
 	$(BAZEL) test --config=san //...
 
 install: setup
