@@ -5,6 +5,7 @@
 
 #include "gg/op.h"
 #include "runtime/checked.h"
+#include "runtime/text.h"
 
 static const char* const layout_names[GG_LAYOUT_COUNT] = {
     "sizes", "offsets", "padded", "batched", "n_offsets", "k_offsets"};
@@ -467,27 +468,6 @@ void gg_op_desc_flags(const gg_op_desc* in, char* buffer, size_t size) {
 }
 
 // Reads "key=" at *p into value (up to the next space); false when the key differs.
-static int read_field(const char** p, const char* key, char* value, size_t size) {
-  size_t n = strlen(key);
-  while (**p == ' ') ++*p;
-  if (strncmp(*p, key, n) != 0 || (*p)[n] != '=') return 0;
-  const char* v = *p + n + 1;
-  size_t length = strcspn(v, " ");
-  if (length == 0 || length >= size) return 0;
-  memcpy(value, v, length);
-  value[length] = 0;
-  *p = v + length;
-  return 1;
-}
-
-static int read_int64(const char* text, int64_t* out) {
-  char* end;
-  long long v = strtoll(text, &end, 10);
-  if (end == text || *end) return 0;
-  *out = v;
-  return 1;
-}
-
 gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   memset(desc, 0, sizeof *desc);
   if (!text || strncmp(text, DESC_MAGIC " ", sizeof DESC_MAGIC) != 0)
@@ -497,7 +477,7 @@ gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   int e;
   int64_t number;
 #define FIELD(key) \
-  if (!read_field(&p, key, v, sizeof v)) \
+  if (!gg_read_field(&p, key, v, sizeof v)) \
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: missing or bad '%s'", key)
 #define ENUM(key, from_name, field, type)                                                    \
   FIELD(key);                                                                              \
@@ -506,7 +486,7 @@ gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   desc->field = (type)e
 #define INT(key, field)                                                                      \
   FIELD(key);                                                                              \
-  if (!read_int64(v, &number))                                                             \
+  if (!gg_parse_int64(v, &number))                                                             \
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: bad %s '%s'", key, v); \
   desc->field = number
   ENUM("layout", gg_layout_from_name, layout, gg_layout);

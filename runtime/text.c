@@ -1,6 +1,7 @@
 // Growable text.
 #include "runtime/text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +60,26 @@ void gg_text_printf(gg_text* text, const char* format, ...) {
 
 const char* gg_text_str(const gg_text* text) {
   return (text->failed || !text->data) ? "" : text->data;
+}
+
+int gg_read_field(const char** p, const char* key, char* value, size_t size) {
+  size_t n = strlen(key);
+  while (**p == ' ') ++*p;
+  if (strncmp(*p, key, n) != 0 || (*p)[n] != '=') return 0;
+  const char* v = *p + n + 1;
+  size_t length = strcspn(v, " ");
+  if (length == 0 || length >= size) return 0;
+  memcpy(value, v, length);
+  value[length] = 0;
+  *p = v + length;
+  return 1;
+}
+
+int gg_parse_int64(const char* text, int64_t* out) {
+  char* end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || *end || errno == ERANGE) return 0;
+  *out = v;
+  return 1;
 }
