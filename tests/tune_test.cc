@@ -244,6 +244,20 @@ TEST(TuneDb, RoundTripAndReplace) {
       << text;
 }
 
+// The line docs/tuning.md shows is one the database writes.
+TEST(TuneDb, DocumentedLine) {
+  gg_tune_entry e = Entry(7168, 128, 40.25);
+  char line[512];
+  gg_tune_entry_format(&e, line, sizeof line);
+  EXPECT_STREQ(line,
+               "target=sm_90a device=NVIDIA_H200 layout=sizes scaling=rowwise b=plain accum=fast "
+               "m=128 n=7168 k=2048 -> tile=128x128x128 wpe=0 split=2 accum=fast time_us=40.250 "
+               "crc=ab579ca359a39aca");
+  gg_tune_entry back;
+  ASSERT_EQ(gg_tune_entry_parse(line, &back), GG_OK);
+  EXPECT_TRUE(gg_tune_key_equal(&back.key, &e.key));
+}
+
 TEST(TuneDb, DamagedLinesAreIgnoredAndRewritten) {
   std::string path = TempPath("tune_damaged");
   gg_tune_entry a = Entry(4096, 256, 12.5), b = Entry(7168, 128, 40.25), c = Entry(8192, 128, 7.0);
