@@ -1,6 +1,7 @@
 // The gg command line: flag parsing with range checks, and the run, compile and
 // preshuffle commands (tools/cli.h).
 #include "tools/cli.h"
+#include "tools/tune.h"
 #include "runtime/clock.h"
 
 #include <ctype.h>
@@ -470,7 +471,9 @@ static void usage(FILE* out) {
           "              isa|hsaco|ptx|cubin | --after PASS] [-o FILE] [--stats]\n"
           "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
           "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
-          "              [descriptor flags]\n");
+          "              [descriptor flags]\n"
+          "       gg tune --target host|sm_90a -o TABLE [--list FILE|-] [descriptor flags]\n"
+          "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n");
 }
 
 int gg_cli_main(int argc, char** argv) {
@@ -480,6 +483,7 @@ int gg_cli_main(int argc, char** argv) {
   }
   if (!strcmp(argv[1], "preshuffle")) return command_preshuffle(argc, argv);
   if (!strcmp(argv[1], "bundle")) return command_bundle(argc, argv);
+  if (!strcmp(argv[1], "tune")) return gg_tune_main(argc, argv);
   int is_run = !strcmp(argv[1], "run"), is_compile = !strcmp(argv[1], "compile");
   if (!is_run && !is_compile) {
     fprintf(stderr, "error: unknown command '%s'\n", argv[1]);

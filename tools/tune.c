@@ -1,0 +1,255 @@
+// gg tune: sweeps every candidate configuration of each descriptor (runtime/tune.h),
+// compiled in parallel, checks each against the C reference once, times the ones that
+// pass, and records the fastest in a tuning database (docs/tuning.md).
+//
+//   gg tune --target host|sm_90a -o TABLE [--list FILE|-] [descriptor flags] [--threads T]
+//           [--repeat N] [--allow-fast] [--device NAME]
+//
+// Timing is the median of N launches (default 20) on the problem's tensors, through the
+// public API (host: the CPU clock; sm_90a: CUDA device 0). Test hooks, for the sweep's
+// own tests: GG_TUNE_FAKE_US="LABEL=us,..." replaces the measured times (candidates not
+// listed take 1e9 us) and GG_TUNE_BREAK=LABEL corrupts that candidate's output, where a
+// LABEL is MxNxK/wW/sS/ACCUM, e.g. 128x64x128/w0/s1/promoted.
+#include "tools/tune.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gg/gg.h"
+#include "runtime/clock.h"
+#include "runtime/files.h"
+#include "runtime/text.h"
+#include "runtime/tune.h"
+#include "tests/reference/problem.h"
+#include "tests/support/verify.h"
+#include "tools/flags.h"
+
+typedef struct sweep {
+  gg_context* context;
+  const gg_op_desc* desc;
+  const gg_tune_candidate* candidates;
+  size_t count;
+  gg_kernel** kernels;
+  gg_status* statuses;
+  size_t next;  // the next candidate to compile, under lock
+  pthread_mutex_t lock;
+} sweep;
+
+static void candidate_desc(const gg_op_desc* desc, const gg_tune_candidate* c, gg_op_desc* out) {
+  *out = *desc;
+  out->tile = c->tile;
+  out->accum = c->accum;
+}
+
+static void label_of(const gg_tune_candidate* c, char* buffer, size_t size) {
+  snprintf(buffer, size, "%dx%dx%d/w%d/s%d/%s", c->tile.m, c->tile.n, c->tile.k, c->tile.waves_per_eu,
+           c->tile.split_k > 1 ? c->tile.split_k : 1, gg_accum_name(c->accum));
+}
+
+// Compiles candidates until none is left (each gg_kernel_get compiles in its own MLIR
+// context).
+static void* compile_worker(void* arg) {
+  sweep* s = arg;
+  for (;;) {
+    pthread_mutex_lock(&s->lock);
+    size_t i = s->next++;
+    pthread_mutex_unlock(&s->lock);
+    if (i >= s->count) return NULL;
+    gg_op_desc d;
+    candidate_desc(s->desc, &s->candidates[i], &d);
+    s->statuses[i] = gg_kernel_get(s->context, &d, &s->kernels[i]);
+  }
+}
+
+// The time a test hook gives label, or -1 when GG_TUNE_FAKE_US is not set.
+static double fake_us(const char* label) {
+  const char* spec = getenv("GG_TUNE_FAKE_US");
+  if (!spec) return -1.0;
+  size_t n = strlen(label);
+  for (const char* p = spec; *p;) {
+    size_t length = strcspn(p, ",");
+    if (length > n + 1 && strncmp(p, label, n) == 0 && p[n] == '=') return atof(p + n + 1);
+    p += length + (p[length] == ',');
+  }
+  return 1e9;
+}
+
+typedef struct broken_launch {
+  gg_verify_api api;
+  int corrupt;
+} broken_launch;
+
+// The API launch, and for the GG_TUNE_BREAK candidate one output element changed after it.
+static gg_status launch(void* user, const gg_problem* problem, gg_check_result* result) {
+  broken_launch* b = user;
+  GG_RETURN_IF_ERROR(gg_verify_api_launch(&b->api, problem, result));
+  if (b->corrupt) ((uint16_t*)problem->buffers[GG_OPERAND_OUT])[0] ^= 0x0040;
+  return GG_OK;
+}
+
+// One descriptor's sweep: 0 and the best entry, or an exit code.
+static int tune_one(gg_context* context, const gg_flags* f, int threads, int repeat, int allow_fast,
+                    const char* device, const char* table) {
+  gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES];
+  size_t count = gg_tune_candidates(&f->desc, allow_fast, candidates);
+  if (count == 0) return gg_flags_reject("%s", "no candidate configuration is valid for this descriptor");
+  gg_kernel* kernels[GG_TUNE_MAX_CANDIDATES] = {0};
+  gg_status statuses[GG_TUNE_MAX_CANDIDATES] = {0};
+  sweep s = {context, &f->desc, candidates, count, kernels, statuses, 0, PTHREAD_MUTEX_INITIALIZER};
+  double start = gg_now_ms();
+  pthread_t workers[64];
+  int started = 0;
+  for (int t = 0; t < threads && t < 64; ++t)
+    if (pthread_create(&workers[started], NULL, compile_worker, &s) == 0) ++started;
+  if (started == 0) compile_worker(&s);
+  for (int t = 0; t < started; ++t) pthread_join(workers[t], NULL);
+  double compile_ms = gg_now_ms() - start;
+
+  gg_problem_spec spec = gg_flags_problem(f);
+  gg_problem* problem;
+  gg_status status = gg_problem_create(&spec, &problem);
+  if (status) {
+    for (size_t i = 0; i < count; ++i) gg_status_free(statuses[i]);
+    return gg_status_exit(status);
+  }
+  const char* broken = getenv("GG_TUNE_BREAK");
+  int best = -1, rejected = 0, code = 0;
+  double best_us = 0;
+  for (size_t i = 0; i < count && !code; ++i) {
+    char label[96];
+    label_of(&candidates[i], label, sizeof label);
+    if (statuses[i]) {
+      // A candidate the compiler refuses (registers, say) is skipped, not fatal.
+      printf("  %-28s not compiled: %s\n", label, gg_status_message(statuses[i]));
+      gg_status_free(statuses[i]);
+      statuses[i] = GG_OK;
+      continue;
+    }
+    broken_launch b = {{context, kernels[i], 0, NULL}, broken && !strcmp(broken, label)};
+    gg_check_result r;
+    memset(&r, 0, sizeof r);
+    status = gg_verify_problem(problem, launch, &b, repeat, 0, &r);
+    gg_verify_api_free(&b.api);
+    if (status) {
+      code = gg_status_exit(status);
+      break;
+    }
+    if (!r.passed) {
+      // Checked before it is timed: a wrong kernel never wins.
+      printf("  %-28s REJECTED: %lld mismatches, %lld unwritten against the reference\n", label,
+             (long long)r.compare.mismatches, (long long)r.compare.unwritten);
+      ++rejected;
+      continue;
+    }
+    double us = fake_us(label);
+    if (us < 0) us = r.median_ms * 1000.0;
+    printf("  %-28s %10.2f us\n", label, us);
+    if (best < 0 || us < best_us) best = (int)i, best_us = us;
+  }
+  for (size_t i = 0; i < count; ++i) gg_status_free(statuses[i]);
+  int64_t m = problem->m;
+  gg_problem_destroy(problem);
+  if (code) return code;
+  if (best < 0) {
+    fprintf(stderr, "error: every candidate failed its check or its compile\n");
+    return GG_EXIT_FAIL;
+  }
+  gg_tune_entry entry;
+  entry.key = gg_tune_key_of(&f->desc, m, device);
+  entry.best = candidates[best];
+  entry.time_us = best_us;
+  status = gg_tune_db_record(table, &entry);
+  if (status) return gg_status_exit(status);
+  char key[256], label[96];
+  gg_tune_key_format(&entry.key, key, sizeof key);
+  label_of(&entry.best, label, sizeof label);
+  printf("tuned %s: %s %.2f us (%zu candidates, %d rejected, compiled in %.0f ms on %d threads)\n",
+         key, label, best_us, count, rejected, compile_ms, started ? started : 1);
+  fflush(stdout);
+  return 0;
+}
+
+int gg_tune_main(int argc, char** argv) {
+  gg_flags f;
+  gg_flags_init(&f);
+  const char *table = NULL, *list = NULL, *device = "";
+  int64_t threads = 0, repeat = 20;
+  int allow_fast = 0, code = 0;
+  for (int i = 2; i < argc && !code; ++i) {
+    int taken = gg_flags_take(&f, argc, argv, &i);
+    if (taken >= 0) {
+      code = taken;
+    } else if (!strcmp(argv[i], "--allow-fast")) {
+      allow_fast = 1;
+    } else if (strcmp(argv[i], "-o") && strcmp(argv[i], "--list") && strcmp(argv[i], "--threads") &&
+               strcmp(argv[i], "--repeat") && strcmp(argv[i], "--device")) {
+      code = gg_flags_reject("unknown flag '%s'", argv[i]);
+    } else if (i + 1 >= argc) {
+      code = gg_flags_reject("%s needs a value", argv[i]);
+    } else if (!strcmp(argv[i], "-o")) {
+      table = argv[++i];
+    } else if (!strcmp(argv[i], "--list")) {
+      list = argv[++i];
+    } else if (!strcmp(argv[i], "--device")) {
+      device = argv[++i];
+    } else if (!strcmp(argv[i], "--threads")) {
+      if (!gg_flags_number(argv[++i], 0, 64, &threads))
+        code = gg_flags_reject("--threads takes 0 (one per core) to 64, not '%s'", argv[i]);
+    } else if (!gg_flags_number(argv[++i], 1, 100000, &repeat)) {
+      code = gg_flags_reject("--repeat takes 1 to 100000 launches, not '%s'", argv[i]);
+    }
+  }
+  const char* target = f.target;
+  if (!code && !f.target_given) code = gg_flags_reject("%s", "--target is required (host or sm_90a)");
+  if (!code && strcmp(target, "host") && strcmp(target, "sm_90a"))
+    code = gg_flags_reject("gg tune times kernels on host or sm_90a, not '%s' (AMD tables come "
+                           "from the K loop model)",
+                           target);
+  if (!code && !table) code = gg_flags_reject("%s", "-o TABLE is required");
+  if (!code && !list && f.op < 0)
+    code = gg_flags_reject("%s", "nothing to tune: give descriptor flags, or --list FILE (- for stdin)");
+  if (threads == 0) threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+  gg_context* context = NULL;
+  if (!code) {
+    gg_status status = gg_context_create(NULL, &context);
+    if (status) code = gg_status_exit(status);
+  }
+  if (!code && f.op >= 0 && !(code = gg_flags_finish(&f)))
+    code = tune_one(context, &f, (int)threads, (int)repeat, allow_fast, device, table);
+  gg_text text;
+  gg_text_init(&text);
+  if (!code && list) {
+    gg_status status = !strcmp(list, "-") ? gg_fd_read_text(0, "standard input", &text) : gg_file_read(list, &text);
+    if (status) code = gg_status_exit(status);
+    int line_number = 0, tuned = 0;
+    for (const char* p = gg_text_str(&text); !code && *p;) {
+      size_t length = strcspn(p, "\n");
+      char* line = strndup(p, length);
+      p += length + (p[length] == '\n');
+      if (!line) {
+        code = GG_EXIT_FAIL;
+        break;
+      }
+      char where[512];
+      snprintf(where, sizeof where, "%s:%d", list, ++line_number);
+      gg_flags one;
+      int blank;
+      code = gg_flags_parse_line(line, where, target, &one, &blank);
+      if (!code && !blank) {
+        printf("# %s\n", line);
+        code = tune_one(context, &one, (int)threads, (int)repeat, allow_fast, device, table);
+        ++tuned;
+      }
+      gg_flags_free(&one);
+      free(line);
+    }
+    if (!code && tuned == 0) code = gg_flags_reject("the list %s holds no descriptor", list);
+  }
+  gg_text_free(&text);
+  gg_context_destroy(context);
+  gg_flags_free(&f);
+  return code;
+}
