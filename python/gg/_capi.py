@@ -2,8 +2,9 @@
 
 ctypes, not a CPython extension: the binding is a thin layer over a stable C ABI, so the
 wheel holds only gg's own shared libraries and no code built for one Python version, and
-installing it compiles nothing. Each call costs a few microseconds of Python, which the
-ops spend anyway on building their outputs.
+installing it compiles nothing. The price is Python per call: about 25 us for an op's six
+DLPack capsules, the call struct and the ctypes call (measured on the 2-core build
+machine, 2026-12-02), which a CUDA graph replay does not pay.
 """
 
 import ctypes
