@@ -57,6 +57,11 @@ gg_status gg_context_create(const gg_context_options* options, gg_context** out)
       return status;
     }
   }
+  gg_status status = gg_context_load_env_tuning_tables(context);
+  if (status) {
+    gg_context_destroy(context);
+    return status;
+  }
   *out = context;
   return GG_OK;
 }
@@ -73,6 +78,7 @@ void gg_context_destroy(gg_context* context) {
     gg_status_free(context->cuda_error[i]);
   }
   gg_status_free(context->gpu_error);
+  gg_tune_db_free(&context->tuning);
   pthread_cond_destroy(&context->built);
   pthread_mutex_destroy(&context->mutex);
   free(context->cache_dir);

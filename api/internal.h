@@ -11,6 +11,7 @@
 #include "runtime/host.h"
 #include "runtime/hsa.h"
 #include "runtime/table.h"
+#include "runtime/tune.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,7 @@ struct gg_context {
   gg_hsa_device* gpu;
   gg_cuda_device* cuda[GG_MAX_CUDA_DEVICES];  // opened on first use
   gg_status cuda_error[GG_MAX_CUDA_DEVICES];  // why one could not be opened (sticky)
+  gg_tune_db tuning;  // the tuning tables loaded, merged (api/tuning.c)
 };
 
 void gg_log(gg_context* context, gg_log_level level, const char* format, ...)
@@ -82,6 +84,14 @@ const char* gg_context_cache_dir(gg_context* context);
 gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out);
 // A CUDA device of the context, opened on first use.
 gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out);
+
+// The tuned configuration for a launch of m rows of desc (a descriptor with no tile named)
+// from the context's tuning tables: 1 and *tile when an entry holds one that desc's
+// rules accept in desc's own accumulation, else 0.
+int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
+                          gg_tile_config* tile);
+// Loads the tables $GG_TUNING_TABLES names (paths separated by ':').
+gg_status gg_context_load_env_tuning_tables(gg_context* context);
 
 // A launch checked against the contract: the descriptor the tensors imply, the grouped
 // extent and the data pointers.

@@ -256,11 +256,19 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
                             operand_label(call->layout, (gg_operand)i), got, expected);
     }
   }
-  // No tile named: the tile gg_tile_config_for_launch gives (AMD chips at large M: the K
-  // loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at decode:
-  // split-K, and 256 columns for it, where the tiles leave SMs idle); an explicit
+  // No tile named: a tuning table's entry for the launch where the context holds one
+  // (api/tuning.c), else the tile gg_tile_config_for_launch gives (AMD chips at large M:
+  // the K loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at
+  // decode: split-K, and 256 columns for it, where the tiles leave SMs idle); an explicit
   // waves_per_eu stays.
-  if (!d->tile.m && !d->tile.n && !d->tile.k) {
+  gg_tile_config tuned;
+  if (!d->tile.m && !d->tile.n && !d->tile.k && d->tile.split_k <= 1 &&
+      gg_context_tuned_tile(context, d, out->m, &tuned)) {
+    d->tile = tuned;
+    out->split_by_rule = tuned.split_k > 1;
+    out->unsplit = tuned;
+    out->unsplit.split_k = 1;
+  } else if (!d->tile.m && !d->tile.n && !d->tile.k) {
     gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
     out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
     if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);

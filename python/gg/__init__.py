@@ -17,6 +17,7 @@ from ._capi import (  # noqa: F401
     compiler_available,
     library_path,
     load_bundle,
+    load_tuning_table,
 )
 from . import ops  # noqa: F401  (registers torch.ops.gg.*)
 from .ops import OPS, set_accumulation  # noqa: F401

@@ -160,6 +160,7 @@ _declare("gg_context_options_init", None, ctypes.POINTER(ContextOptions))
 _declare("gg_context_create", _status, ctypes.POINTER(ContextOptions), ctypes.POINTER(ctypes.c_void_p))
 _declare("gg_context_destroy", None, ctypes.c_void_p)
 _declare("gg_context_load_bundle", _status, ctypes.c_void_p, ctypes.c_char_p)
+_declare("gg_context_load_tuning_table", _status, ctypes.c_void_p, ctypes.c_char_p)
 _declare("gg_context_cache_stats", None, ctypes.c_void_p, ctypes.POINTER(CacheStats))
 _declare("gg_context_bundle_kernel_count", ctypes.c_size_t, ctypes.c_void_p)
 _declare("gg_grouped_gemm", _status, ctypes.c_void_p, ctypes.POINTER(GroupedGemmCall))
@@ -214,6 +215,12 @@ def context():
 
 def load_bundle(path):
     check(lib.gg_context_load_bundle(context(), os.fsencode(os.fspath(path))))
+
+
+def load_tuning_table(path):
+    """Loads a tuning table (docs/tuning.md) into the process's context: launches with a
+    key it holds take its tile. $GG_TUNING_TABLES names tables loaded at creation."""
+    check(lib.gg_context_load_tuning_table(context(), os.fsencode(os.fspath(path))))
 
 
 def cache_stats():

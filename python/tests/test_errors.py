@@ -80,3 +80,8 @@ def test_blockwise_needs_multiples_of_128(inputs):
     with pytest.raises(gg.ContractError, match="blockwise scaling needs N to be a multiple of 128"):
         OPS.f8f8bf16_groupwise_grouped(*to_device(
             inputs["XQ"], fp8((G, 200, K), gen), torch.ones(32), torch.ones(G, 2, 2), inputs["M"]))
+
+
+def test_missing_tuning_table_raises():
+    with pytest.raises(gg.Error, match="tuning table /nonexistent/gg.table"):
+        gg.load_tuning_table("/nonexistent/gg.table")

@@ -1,0 +1,87 @@
+// Tuning tables in a context (docs/tuning.md): loaded and merged, and consulted for the
+// launches whose caller names no tile. Nothing here benchmarks.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/internal.h"
+
+gg_status gg_context_load_tuning_table(gg_context* context, const char* path) {
+  if (!context) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the context is NULL");
+  if (!path) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the tuning table's path is NULL");
+  // A table the caller names must exist (gg_tune_db_load reads a missing one as empty).
+  if (access(path, R_OK) != 0)
+    return gg_status_make(GG_STATUS_IO, "tuning table %s: %s", path, strerror(errno));
+  gg_tune_db db;
+  GG_RETURN_IF_ERROR(gg_tune_db_load(path, &db));
+  if (db.damaged)
+    gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", path, db.damaged);
+  gg_status status = GG_OK;
+  pthread_mutex_lock(&context->mutex);
+  gg_tune_db* into = &context->tuning;
+  for (size_t i = 0; i < db.count && !status; ++i) {
+    // A later table's entry replaces an earlier one of the same key.
+    gg_tune_entry* same = (gg_tune_entry*)gg_tune_db_find(into, &db.entries[i].key);
+    if (same) {
+      *same = db.entries[i];
+      continue;
+    }
+    gg_tune_entry* grown = realloc(into->entries, (into->count + 1) * sizeof *grown);
+    if (!grown) {
+      status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "tuning table %s: out of memory", path);
+      break;
+    }
+    into->entries = grown;
+    into->entries[into->count++] = db.entries[i];
+  }
+  pthread_mutex_unlock(&context->mutex);
+  gg_log(context, GG_LOG_INFO, "tuning table %s: %zu entries", path, db.count);
+  gg_tune_db_free(&db);
+  return status;
+}
+
+gg_status gg_context_load_env_tuning_tables(gg_context* context) {
+  const char* env = getenv("GG_TUNING_TABLES");
+  if (!env || !*env) return GG_OK;
+  char* paths = strdup(env);
+  if (!paths) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  gg_status status = GG_OK;
+  char* save = NULL;
+  for (char* p = strtok_r(paths, ":", &save); p && !status; p = strtok_r(NULL, ":", &save))
+    status = gg_status_annotate(gg_context_load_tuning_table(context, p), "GG_TUNING_TABLES");
+  free(paths);
+  return status;
+}
+
+int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
+                          gg_tile_config* tile) {
+  // Entries with no device name: the host's, AMD's modelled ones, or tables made for the
+  // machine they are used on. (Matching a CUDA device's name is not wired yet.)
+  gg_tune_key key = gg_tune_key_of(desc, m, "");
+  pthread_mutex_lock(&context->mutex);
+  const gg_tune_entry* e = context->tuning.count ? gg_tune_db_find(&context->tuning, &key) : NULL;
+  gg_tune_candidate best = e ? e->best : (gg_tune_candidate){{0}, GG_ACCUM_PROMOTED};
+  pthread_mutex_unlock(&context->mutex);
+  if (!e) return 0;
+  char text[256];
+  gg_tune_key_format(&key, text, sizeof text);
+  // The caller's accumulation is the caller's: a fast entry does not apply to promoted.
+  if (best.accum != desc->accum) {
+    gg_log(context, GG_LOG_DEBUG, "tuning: %s: the entry's %s accumulation is not the caller's",
+           text, gg_accum_name(best.accum));
+    return 0;
+  }
+  gg_op_desc tuned = *desc;
+  tuned.tile = best.tile;
+  gg_status status = gg_op_desc_validate(&tuned);
+  if (status) {
+    gg_log(context, GG_LOG_INFO, "tuning: %s: entry refused (%s)", text, gg_status_message(status));
+    gg_status_free(status);
+    return 0;
+  }
+  gg_log(context, GG_LOG_DEBUG, "tuning: %s: tile %dx%dx%d split %d", text, best.tile.m,
+         best.tile.n, best.tile.k, best.tile.split_k);
+  *tile = best.tile;
+  return 1;
+}
