@@ -103,6 +103,8 @@ TEST_F(TuneSweep, RefusesWhatItCannotTune) {
   std::vector<char*> argv;
   for (const char* a : gfx) argv.push_back(const_cast<char*>(a));
   EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "AMD is modelled, not timed";
+  argv[3] = const_cast<char*>("sm_90a");
+  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "no device timing yet";
   const char* no_table[] = {"gg", "tune", "--target", "host", "--op", "stacked", "--groups", "4",
                             "--N", "256", "--K", "256"};
   argv.clear();

@@ -472,7 +472,7 @@ static void usage(FILE* out) {
           "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
           "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
           "              [descriptor flags]\n"
-          "       gg tune --target host|sm_90a -o TABLE [--list FILE|-] [descriptor flags]\n"
+          "       gg tune --target host -o TABLE [--list FILE|-] [descriptor flags]\n"
           "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n");
 }
 

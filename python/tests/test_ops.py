@@ -35,6 +35,15 @@ def gen(request):
     return torch.Generator().manual_seed(seed)
 
 
+def call(op, args, preshuffle, **kwargs):
+    """op on args moved to DEVICE; None where sm_90a refuses preshuffled B (saying why)."""
+    if preshuffle and SM90_REFUSES_PRESHUFFLE:
+        with pytest.raises(gg.Error, match=SM90_PRESHUFFLE_MESSAGE):
+            op(*to_device(*args), **kwargs)
+        return None
+    return op(*to_device(*args), **kwargs)
+
+
 def ranges(counts):
     begin = 0
     for c in counts:
@@ -82,11 +91,9 @@ def test_stacked(gen, preshuffle):
     M_sizes = torch.tensor(SIZES, dtype=torch.int64)
     WQ_arg = OPS.preshuffle_b(WQ) if preshuffle else WQ
     op = OPS.f8f8bf16_rowwise_grouped_stacked_preshuffle if preshuffle else OPS.f8f8bf16_rowwise_grouped_stacked
-    if preshuffle and SM90_REFUSES_PRESHUFFLE:
-        with pytest.raises(gg.Error, match=SM90_PRESHUFFLE_MESSAGE):
-            op(*to_device(XQ, WQ_arg, xs, ws, M_sizes))
+    out = call(op, (XQ, WQ_arg, xs, ws, M_sizes), preshuffle)
+    if out is None:
         return
-    out = op(*to_device(XQ, WQ_arg, xs, ws, M_sizes))
     assert out.shape == (total, N) and out.dtype == torch.bfloat16 and out.device.type == DEVICE.type
     want = torch.zeros(total, N, dtype=torch.float64)
     for g, (b, e) in enumerate(ranges(SIZES)):
@@ -104,11 +111,9 @@ def test_groupwise(gen, preshuffle):
     M_sizes = torch.tensor(SIZES, dtype=torch.int64)
     WQ_arg = OPS.preshuffle_b(WQ) if preshuffle else WQ
     op = OPS.f8f8bf16_groupwise_grouped_preshuffle if preshuffle else OPS.f8f8bf16_groupwise_grouped
-    if preshuffle and SM90_REFUSES_PRESHUFFLE:
-        with pytest.raises(gg.Error, match=SM90_PRESHUFFLE_MESSAGE):
-            op(*to_device(XQ, WQ_arg, xs, ws, M_sizes))
+    out = call(op, (XQ, WQ_arg, xs, ws, M_sizes), preshuffle)
+    if out is None:
         return
-    out = op(*to_device(XQ, WQ_arg, xs, ws, M_sizes))
     assert out.shape == (total, N) and out.dtype == torch.bfloat16
     want = torch.zeros(total, N, dtype=torch.float64)
     for g, (b, e) in enumerate(ranges(SIZES)):
@@ -133,11 +138,9 @@ def test_dynamic(gen, preshuffle, zeroing):
     zsi = torch.tensor(valid, dtype=torch.int64)
     WQ_arg = OPS.preshuffle_b(WQ) if preshuffle else WQ
     op = OPS.f8f8bf16_rowwise_grouped_dynamic_preshuffle if preshuffle else OPS.f8f8bf16_rowwise_grouped_dynamic
-    if preshuffle and SM90_REFUSES_PRESHUFFLE:
-        with pytest.raises(gg.Error, match=SM90_PRESHUFFLE_MESSAGE):
-            op(*to_device(XQ, WQ_arg, xs, ws, zsi), zeroing_output_tensor=zeroing)
+    out = call(op, (XQ, WQ_arg, xs, ws, zsi), preshuffle, zeroing_output_tensor=zeroing)
+    if out is None:
         return
-    out = op(*to_device(XQ, WQ_arg, xs, ws, zsi), zeroing_output_tensor=zeroing)
     assert out.shape == (G, M, N) and out.dtype == torch.bfloat16
     want = torch.zeros(G, M, N, dtype=torch.float64)
     written = torch.zeros(G, M, N, dtype=torch.bool)
@@ -209,11 +212,9 @@ def test_mm_preshuffle(gen, ranks):
     XQ, WQ, xs, ws, offsets, shape, layout, m, want = mm_case(ranks, gen)
     WQ_arg = OPS.preshuffle_b(WQ)
     out = poisoned(shape).to(DEVICE)
-    if SM90_REFUSES_PRESHUFFLE:
-        with pytest.raises(gg.Error, match=SM90_PRESHUFFLE_MESSAGE):
-            OPS.f8f8bf16_rowwise_grouped_mm_preshuffle(*to_device(XQ, WQ_arg, xs, ws, offsets), out)
+    got = call(OPS.f8f8bf16_rowwise_grouped_mm_preshuffle, (XQ, WQ_arg, xs, ws, offsets, out), True)
+    if got is None:
         return
-    got = OPS.f8f8bf16_rowwise_grouped_mm_preshuffle(*to_device(XQ, WQ_arg, xs, ws, offsets), out)
     assert got.data_ptr() == out.data_ptr()
     check(out, layout, _capi.SCALING_ROWWISE, _capi.B_PRESHUFFLED, m, (XQ, WQ_arg, xs, ws, offsets), want,
           torch.ones(shape, dtype=torch.bool))
