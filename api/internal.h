@@ -86,10 +86,11 @@ gg_status gg_context_gpu(gg_context* context, gg_hsa_device** out);
 gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out);
 
 // The tuned configuration for a launch of m rows of desc (a descriptor with no tile named)
-// from the context's tuning tables: 1 and *tile when an entry holds one that desc's
-// rules accept in desc's own accumulation, else 0.
+// on the device (a DLDeviceType and id) from the context's tuning tables: 1 and *tile
+// when an entry holds one that desc's rules accept in desc's own accumulation, else 0.
+// Entries for the device's name (CUDA) come first, then those with no device name.
 int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
-                          gg_tile_config* tile);
+                          int device_type, int device_id, gg_tile_config* tile);
 // Loads the tables $GG_TUNING_TABLES names (paths separated by ':').
 gg_status gg_context_load_env_tuning_tables(gg_context* context);
 

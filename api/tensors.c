@@ -263,7 +263,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   // waves_per_eu stays.
   gg_tile_config tuned;
   if (!d->tile.m && !d->tile.n && !d->tile.k && d->tile.split_k <= 1 &&
-      gg_context_tuned_tile(context, d, out->m, &tuned)) {
+      gg_context_tuned_tile(context, d, out->m, out->device_type, out->device_id, &tuned)) {
     d->tile = tuned;
     out->split_by_rule = tuned.split_k > 1;
     out->unsplit = tuned;

@@ -55,12 +55,23 @@ gg_status gg_context_load_env_tuning_tables(gg_context* context) {
 }
 
 int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
-                          gg_tile_config* tile) {
-  // Entries with no device name: the host's, AMD's modelled ones, or tables made for the
-  // machine they are used on. (Matching a CUDA device's name is not wired yet.)
-  gg_tune_key key = gg_tune_key_of(desc, m, "");
+                          int device_type, int device_id, gg_tile_config* tile) {
   pthread_mutex_lock(&context->mutex);
-  const gg_tune_entry* e = context->tuning.count ? gg_tune_db_find(&context->tuning, &key) : NULL;
+  size_t tables = context->tuning.count;
+  pthread_mutex_unlock(&context->mutex);
+  if (!tables) return 0;
+  // The device's own entries (a CUDA device by its name, opened by the device check
+  // before this), then those with no device name: the host's, AMD's modelled ones.
+  const char* name = "";
+  gg_cuda_device* cuda;
+  if (device_type == kDLCUDA && !gg_context_cuda(context, device_id, &cuda)) name = gg_cuda_device_name(cuda);
+  gg_tune_key key = gg_tune_key_of(desc, m, name), portable = gg_tune_key_of(desc, m, "");
+  pthread_mutex_lock(&context->mutex);
+  const gg_tune_entry* e = gg_tune_db_find(&context->tuning, &key);
+  if (!e) {
+    e = gg_tune_db_find(&context->tuning, &portable);
+    key = portable;
+  }
   gg_tune_candidate best = e ? e->best : (gg_tune_candidate){{0}, GG_ACCUM_PROMOTED};
   pthread_mutex_unlock(&context->mutex);
   if (!e) return 0;

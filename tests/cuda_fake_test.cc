@@ -6,6 +6,7 @@
 // becoming statuses. The stand-in runs no kernel; the H200 check (tools/hopper) runs them.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "compiler/target.h"
 #include "gg/gg.h"
 #include "runtime/cuda.h"
+#include "runtime/tune.h"
 #include "tests/reference/problem.h"
 #include "tests/support/context.h"
 #include "tests/support/desc.h"
@@ -477,6 +479,42 @@ TEST(FakeCuda, ApiLaunchesSplitKClusters) {
     ASSERT_EQ(status, GG_OK) << Message(status);
     EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "split 1 asked: none";
     EXPECT_EQ(fake.launch(0)->grid[0], 8u);
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
+// A tuning table's entry for this device's name comes first, then one with no device
+// name; another device's is not taken.
+TEST(FakeCuda, ApiTakesTheTunedSplitForThisDevice) {
+  {
+    StackedCall c;
+    gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 4096, 3);
+    MakeStackedCall(d, 13, &c);
+    if (HasFatalFailure()) return;
+    const char* dir = getenv("TEST_TMPDIR");
+    std::string table = std::string(dir ? dir : "/tmp") + "/fake_cuda.table";
+    unlink(table.c_str());
+    d.tile = gg_tile_config{0, 0, 0, 0, GG_LOOP_ROLLED, 0};
+    auto record = [&](const char* device, int split) {
+      gg_tune_entry e = {};
+      e.key = gg_tune_key_of(&d, 129, device);
+      e.best.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, split};
+      e.best.accum = d.accum;
+      e.time_us = 1;
+      gg_status status = gg_tune_db_record(table.c_str(), &e);
+      ASSERT_EQ(status, GG_OK) << Message(status);
+    };
+    record("Other GPU", 3);
+    record("", 2);
+    ASSERT_EQ(gg_context_load_tuning_table(c.context, table.c_str()), GG_OK);
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 2u) << "the entry with no device name (the rule says 4)";
+    record("Fake H200", 1);
+    ASSERT_EQ(gg_context_load_tuning_table(c.context, table.c_str()), GG_OK);
+    status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "this device's own entry";
   }
   EXPECT_EQ(fake.live_allocations(), 0);
 }

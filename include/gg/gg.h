@@ -106,11 +106,12 @@ gg_status gg_context_load_bundle(gg_context* context, const char* path);
 
 // Tuning tables (docs/tuning.md, written by `gg tune`): for a launch whose caller names no
 // tile, the entry of the launch's key (target, layout, scaling, B layout, accumulation,
-// rows per group rounded up to a power of two, N, K; entries without a device name) gives
-// the tile and split-K, when the descriptor's rules accept it and its accumulation is the
-// caller's; otherwise the built-in rule (gg_tile_config_for_launch). A later table's entry
-// replaces an earlier one of the same key. Contexts also load the tables $GG_TUNING_TABLES
-// names (paths separated by ':') when they are created. Nothing is ever benchmarked.
+// rows per group rounded up to a power of two, N, K; the CUDA device's name first, then
+// entries with none) gives the tile and split-K, when the descriptor's rules accept it
+// and its accumulation is the caller's; otherwise the built-in rule
+// (gg_tile_config_for_launch). A later table's entry replaces an earlier one of the same
+// key. Contexts also load the tables $GG_TUNING_TABLES names (paths separated by ':')
+// when they are created. Nothing is ever benchmarked.
 gg_status gg_context_load_tuning_table(gg_context* context, const char* path);
 
 typedef struct gg_bundle_kernel_info {
