@@ -2,9 +2,14 @@
 // the clock (GG_TUNE_FAKE_US) and for a wrong kernel (GG_TUNE_BREAK): the fastest
 // candidate that passes its check is recorded, and a wrong one is rejected before it is
 // timed, however fast.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include <string>
 #include <vector>
@@ -93,6 +98,37 @@ TEST_F(TuneSweep, RetuningReplacesTheEntry) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->best.tile.m, 256);
   gg_tune_db_free(&db);
+}
+
+// --candidates prints each list line once per candidate, with its tile (for gg bundle and
+// the H200 sweep), and sweeps nothing.
+TEST_F(TuneSweep, CandidatesArePrintedForBundling) {
+  std::string list = Dir() + "/candidates.list", printed = Dir() + "/candidates.out";
+  {
+    std::ofstream f(list);
+    f << "# a comment\n--op mm --ranks 2d3d --groups 1*8 --N 4096 --K 7168 --accum fast\n";
+  }
+  fflush(stdout);
+  int saved = dup(1), out = open(printed.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(out, 0);
+  dup2(out, 1);
+  close(out);
+  std::vector<std::string> args = {"gg", "tune", "--target", "sm_90a", "--candidates", "--list", list};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(&a[0]);
+  int code = gg_cli_main(static_cast<int>(argv.size()), argv.data());
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  EXPECT_EQ(code, 0);
+  std::ifstream in(printed);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 12u) << "128 x {64, 128, 256} x 128, split 1 to 4";
+  const std::string base = "--op mm --ranks 2d3d --groups 1*8 --N 4096 --K 7168 --accum fast";
+  EXPECT_EQ(lines[0], base + " --tile 128x64x128");
+  EXPECT_EQ(lines[5], base + " --tile 128x128x128 --split-k 2");
+  EXPECT_EQ(lines[11], base + " --tile 128x256x128 --split-k 4");
 }
 
 TEST_F(TuneSweep, RefusesWhatItCannotTune) {

@@ -473,7 +473,8 @@ static void usage(FILE* out) {
           "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
           "              [descriptor flags]\n"
           "       gg tune --target host -o TABLE [--list FILE|-] [descriptor flags]\n"
-          "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n");
+          "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n"
+          "       gg tune --target T --candidates --list FILE|-\n");
 }
 
 int gg_cli_main(int argc, char** argv) {

@@ -4,6 +4,11 @@
 //
 //   gg tune --target host -o TABLE [--list FILE|-] [descriptor flags] [--threads T]
 //           [--repeat N] [--allow-fast] [--device NAME]
+//   gg tune --target T --candidates --list FILE|-
+//
+// --candidates sweeps nothing: it prints, for each line of the list, the line once per
+// candidate with its --tile (and --split-k), for `gg bundle --list` and for sweeps that
+// time elsewhere (bench/gpu/bench.py --tune on the H200, which has no compiler).
 //
 // Timing is the median of N launches (default 20) on the problem's tensors, through the
 // public API, by the CPU clock. (sm_90a is refused: a GPU kernel needs device timing.) Test hooks, for the sweep's
@@ -172,18 +177,35 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
   return 0;
 }
 
+// One list line's candidates in its own accumulation, each as the line with its tile.
+static void print_candidates(const gg_flags* f, const char* line) {
+  gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES];
+  size_t count = gg_tune_candidates(&f->desc, 0, candidates);
+  for (size_t i = 0; i < count; ++i) {
+    const gg_tile_config* t = &candidates[i].tile;
+    if (t->split_k > 1)
+      printf("%s --tile %dx%dx%d --split-k %d\n", line, t->m, t->n, t->k, t->split_k);
+    else if (f->desc.target == GG_TARGET_SM90A)
+      printf("%s --tile %dx%dx%d\n", line, t->m, t->n, t->k);
+    else
+      printf("%s --tile %dx%dx%d --wpe %d\n", line, t->m, t->n, t->k, t->waves_per_eu);
+  }
+}
+
 int gg_tune_main(int argc, char** argv) {
   gg_flags f;
   gg_flags_init(&f);
   const char *table = NULL, *list = NULL, *device = "";
   int64_t threads = 0, repeat = 20;
-  int allow_fast = 0, code = 0;
+  int allow_fast = 0, candidates_only = 0, code = 0;
   for (int i = 2; i < argc && !code; ++i) {
     int taken = gg_flags_take(&f, argc, argv, &i);
     if (taken >= 0) {
       code = taken;
     } else if (!strcmp(argv[i], "--allow-fast")) {
       allow_fast = 1;
+    } else if (!strcmp(argv[i], "--candidates")) {
+      candidates_only = 1;
     } else if (strcmp(argv[i], "-o") && strcmp(argv[i], "--list") && strcmp(argv[i], "--threads") &&
                strcmp(argv[i], "--repeat") && strcmp(argv[i], "--device")) {
       code = gg_flags_reject("unknown flag '%s'", argv[i]);
@@ -204,21 +226,24 @@ int gg_tune_main(int argc, char** argv) {
   }
   const char* target = f.target;
   if (!code && !f.target_given) code = gg_flags_reject("%s", "--target is required (host)");
+  if (!code && candidates_only && (!list || f.op >= 0))
+    code = gg_flags_reject("%s", "--candidates takes a --list of descriptors and no descriptor flags");
+  if (!code && candidates_only) candidates_only = 2;  // below: print, sweep nothing
   // The launches are timed around the verify path's copies, which is the host kernel's
   // time but not a GPU kernel's: sm_90a needs device timing (docs/tuning.md).
-  if (!code && !strcmp(target, "sm_90a"))
+  if (!code && !candidates_only && !strcmp(target, "sm_90a"))
     code = gg_flags_reject("%s", "gg tune times host kernels; sm_90a needs CUDA-event timing on "
                                  "rotated inputs, not built yet (docs/tuning.md)");
-  if (!code && strcmp(target, "host"))
+  if (!code && !candidates_only && strcmp(target, "host"))
     code = gg_flags_reject("gg tune times kernels on the host, not '%s' (AMD tables come from "
                            "the K loop model)",
                            target);
-  if (!code && !table) code = gg_flags_reject("%s", "-o TABLE is required");
+  if (!code && !candidates_only && !table) code = gg_flags_reject("%s", "-o TABLE is required");
   if (!code && !list && f.op < 0)
     code = gg_flags_reject("%s", "nothing to tune: give descriptor flags, or --list FILE (- for stdin)");
   if (threads == 0) threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
   gg_context* context = NULL;
-  if (!code) {
+  if (!code && !candidates_only) {
     gg_status status = gg_context_create(NULL, &context);
     if (status) code = gg_status_exit(status);
   }
@@ -243,7 +268,10 @@ int gg_tune_main(int argc, char** argv) {
       gg_flags one;
       int blank;
       code = gg_flags_parse_line(line, where, target, &one, &blank);
-      if (!code && !blank) {
+      if (!code && !blank && candidates_only) {
+        print_candidates(&one, line);
+        ++tuned;
+      } else if (!code && !blank) {
         printf("# %s\n", line);
         code = tune_one(context, &one, (int)threads, (int)repeat, allow_fast, device, table);
         ++tuned;

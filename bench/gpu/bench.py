@@ -5,6 +5,7 @@ inputs (issue 14; docs/performance.md gives the method and the results).
     python3 bench/gpu/bench.py DIR [--part main|ranks|all] [--out FILE] [--quick]
                                [--only fast|promoted] [--match KEY=VALUE]... [--limit N]
                                [--config NAME=ACCUM[:MxNxK[/S]]]...
+    python3 bench/gpu/bench.py DIR --tune CANDIDATES --tune-out TABLE [--match ...] [--quick]
 
 DIR holds what bench/gpu/stage.sh staged (libgg_runtime.so, bench.ggb). For every case of
 bench/gpu/cases.py: random FP8 inputs (never zeros), one gg launch and one torch call
@@ -26,6 +27,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as grid  # noqa: E402
 import ggrt  # noqa: E402
+import tune as tuner  # noqa: E402
 
 DEV = "cuda"
 F8 = torch.float8_e4m3fn
@@ -240,6 +242,51 @@ def config_table(results, configs):
     return "\n".join(lines)
 
 
+def tune_main(args):
+    """Every candidate of each tuned case timed beside the entry points' own choice
+    ('fast'); the fastest within the check's tolerance is written as a table entry."""
+    if not args.tune_out:
+        print("--tune needs --tune-out TABLE", file=sys.stderr)
+        return 2
+    torch.manual_seed(0)
+    lines = open(args.tune).read().splitlines()
+    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")])
+    device = torch.cuda.get_device_name(0)
+    print(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "device": device,
+                      "torch": torch.__version__, "method": "bench.py's, per candidate"}), flush=True)
+    entries, rows, results = [], [], []
+    for case in grid.matching(tuner.tuned_cases(), args.match):
+        configs = {"fast": ("fast", None), **tuner.candidates(case, lines)}
+        r = run_case(rt, case, args.quick, "fast", configs)
+        results.append(r)
+        timed = [(r[f"gg_{n}_ms"], n) for n in configs if n != "fast" and f"gg_{n}_ms" in r
+                 and r.get(f"gg_{n}_err", math.inf) <= TOLERANCE]
+        if not timed:
+            print("no candidate passed for", tuner.base_line(case), file=sys.stderr)
+            return 1
+        ms, name = min(timed)
+        default = r.get("gg_fast_ms")
+        # Two timings of one kernel differ by up to 7% at tens of microseconds (2026-12-02):
+        # an entry must beat the entry points' own choice by the margin to replace it.
+        if default and ms < default * (1 - args.tune_margin):
+            entries.append(tuner.entry_line(case, device, "fast", configs[name][1], ms * 1000))
+        rows.append(f"{case['n']:5} {case['k']:5} {case['total']:6} | {default * 1000 if default else 0:9.1f} "
+                    f"| {configs[name][1]:>16} {ms * 1000:9.1f} | {default / ms if default else 0:5.2f}"
+                    f" | {len(timed)}/{len(configs) - 1}")
+        print(rows[-1], flush=True)
+    rt.close()
+    with open(args.tune_out, "w") as f:
+        f.write("# gg tuning database v1 (docs/tuning.md)\n")
+        f.write("".join(e + "\n" for e in entries))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"results": results}, f, indent=1)
+    print(f"{len(entries)} entries (a candidate {args.tune_margin:.0%} faster than the default)")
+    print("    N     K total_M | default us | fastest tile        us |  gain | passed")
+    print("\n".join(rows))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -253,7 +300,17 @@ def main():
     p.add_argument("--config", action="append", default=[], metavar="NAME=ACCUM[:MxNxK[/S]]",
                    help="time these gg configurations (S: split-K) instead of fast, fast128 and "
                         "promoted; the bundle must hold them (stage.sh DIR CONFIG...); repeatable")
+    p.add_argument("--tune", metavar="CANDIDATES",
+                   help="autotune (docs/tuning.md): time every candidate of gg tune --candidates "
+                        "for the DeepSeek cases (stage_tune.sh), fast mode, and write the fastest "
+                        "that passes its check to --tune-out as a tuning table")
+    p.add_argument("--tune-out", metavar="TABLE")
+    p.add_argument("--tune-margin", type=float, default=0.1,
+                   help="how much faster than the entry points' choice a candidate must be to "
+                        "get an entry (default 0.1: above the timing noise seen)")
     args = p.parse_args()
+    if args.tune:
+        return tune_main(args)
     configs = dict(grid.parse_config(c) for c in args.config) or None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
