@@ -334,4 +334,23 @@ TEST(TuneDb, ConcurrentWritersKeepEveryEntry) {
   gg_tune_db_free(&db);
 }
 
+// The shipped tables read whole: no damaged line, every entry a configuration its own
+// descriptor's rules accept.
+TEST(TuneDb, ShippedTablesAreWhole) {
+  gg_tune_db db;
+  ASSERT_EQ(gg_tune_db_load("tuning/h200.table", &db), GG_OK);
+  EXPECT_GT(db.count, 0u);
+  EXPECT_EQ(db.damaged, 0u);
+  for (size_t i = 0; i < db.count; ++i) {
+    const gg_tune_entry& e = db.entries[i];
+    EXPECT_STREQ(e.key.device, "NVIDIA_H200");
+    gg_op_desc d = Desc(e.key.target, e.key.layout, e.key.n, e.key.k, 8, e.key.scaling, e.key.accum);
+    d.tile = e.best.tile;
+    gg_status status = gg_op_desc_validate(&d);
+    EXPECT_EQ(status, GG_OK) << (status ? gg_status_message(status) : "");
+    gg_status_free(status);
+  }
+  gg_tune_db_free(&db);
+}
+
 }  // namespace
