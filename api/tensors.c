@@ -261,19 +261,21 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   // the K loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at
   // decode: split-K, and 256 columns for it, where the tiles leave SMs idle); an explicit
   // waves_per_eu stays.
-  gg_tile_config tuned;
-  if (!d->tile.m && !d->tile.n && !d->tile.k && d->tile.split_k <= 1 &&
-      gg_context_tuned_tile(context, d, out->m, out->device_type, out->device_id, &tuned)) {
-    d->tile = tuned;
-    out->split_by_rule = tuned.split_k > 1;
-    out->unsplit = tuned;
-    out->unsplit.split_k = 1;
-  } else if (!d->tile.m && !d->tile.n && !d->tile.k) {
-    gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
-    out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
-    if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);
-    if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
-      d->tile = tile;
+  if (!d->tile.m && !d->tile.n && !d->tile.k) {
+    gg_tile_config tuned;
+    if (d->tile.split_k <= 1 &&
+        gg_context_tuned_tile(context, d, out->m, out->device_type, out->device_id, &tuned)) {
+      d->tile = tuned;
+      out->split_by_rule = tuned.split_k > 1;
+      out->unsplit = tuned;
+      out->unsplit.split_k = 1;
+    } else {
+      gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
+      out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
+      if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);
+      if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
+        d->tile = tile;
+    }
   }
   GG_RETURN_IF_ERROR(gg_op_desc_validate(d));
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) {

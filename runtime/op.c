@@ -486,7 +486,7 @@ gg_status gg_op_desc_parse(const char* text, gg_op_desc* desc) {
   desc->field = (type)e
 #define INT(key, field)                                                                      \
   FIELD(key);                                                                              \
-  if (!gg_parse_int64(v, &number))                                                             \
+  if (!gg_parse_int64(v, &number))                                                         \
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "descriptor: bad %s '%s'", key, v); \
   desc->field = number
   ENUM("layout", gg_layout_from_name, layout, gg_layout);
