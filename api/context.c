@@ -12,6 +12,7 @@ void gg_context_options_init(gg_context_options* options) {
   memset(options, 0, sizeof *options);
   options->log_level = GG_LOG_INFO;
   options->gpu = 0;
+  options->shipped_tuning_tables = 1;
 }
 
 // The default cache directory: $GG_CACHE_DIR, $XDG_CACHE_HOME/gg, $HOME/.cache/gg.
@@ -57,7 +58,10 @@ gg_status gg_context_create(const gg_context_options* options, gg_context** out)
       return status;
     }
   }
-  gg_status status = gg_context_load_env_tuning_tables(context);
+  // The shipped tables first, so that the caller's own (from the environment, or loaded
+  // later) replace their entries.
+  gg_status status = options->shipped_tuning_tables ? gg_context_load_shipped_tuning_tables(context) : GG_OK;
+  if (!status) status = gg_context_load_env_tuning_tables(context);
   if (status) {
     gg_context_destroy(context);
     return status;

@@ -91,6 +91,8 @@ gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out
 // Entries for the device's name (CUDA) come first, then those with no device name.
 int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
                           int device_type, int device_id, gg_tile_config* tile);
+// Loads the tables shipped in tuning/ (compiled in: tuning/shipped.h).
+gg_status gg_context_load_shipped_tuning_tables(gg_context* context);
 // Loads the tables $GG_TUNING_TABLES names (paths separated by ':').
 gg_status gg_context_load_env_tuning_tables(gg_context* context);
 

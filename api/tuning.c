@@ -1,11 +1,40 @@
 // Tuning tables in a context (docs/tuning.md): loaded and merged, and consulted for the
 // launches whose caller names no tile. Nothing here benchmarks.
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "tuning/shipped.h"
+
+// Merges db, read from the table `name`, into the context's tables: a later table's
+// entry replaces an earlier one of the same key.
+static gg_status merge_table(gg_context* context, const char* name, const gg_tune_db* db) {
+  if (db->damaged)
+    gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", name, db->damaged);
+  gg_status status = GG_OK;
+  pthread_mutex_lock(&context->mutex);
+  gg_tune_db* into = &context->tuning;
+  for (size_t i = 0; i < db->count; ++i) {
+    gg_tune_entry* same = (gg_tune_entry*)gg_tune_db_find(into, &db->entries[i].key);
+    if (same) {
+      *same = db->entries[i];
+      continue;
+    }
+    gg_tune_entry* grown = realloc(into->entries, (into->count + 1) * sizeof *grown);
+    if (!grown) {
+      status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "tuning table %s: out of memory", name);
+      break;
+    }
+    into->entries = grown;
+    into->entries[into->count++] = db->entries[i];
+  }
+  pthread_mutex_unlock(&context->mutex);
+  gg_log(context, GG_LOG_INFO, "tuning table %s: %zu entries", name, db->count);
+  return status;
+}
 
 gg_status gg_context_load_tuning_table(gg_context* context, const char* path) {
   if (!context) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the context is NULL");
@@ -15,29 +44,21 @@ gg_status gg_context_load_tuning_table(gg_context* context, const char* path) {
     return gg_status_make(GG_STATUS_IO, "tuning table %s: %s", path, strerror(errno));
   gg_tune_db db;
   GG_RETURN_IF_ERROR(gg_tune_db_load(path, &db));
-  if (db.damaged)
-    gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", path, db.damaged);
-  gg_status status = GG_OK;
-  pthread_mutex_lock(&context->mutex);
-  gg_tune_db* into = &context->tuning;
-  for (size_t i = 0; i < db.count && !status; ++i) {
-    // A later table's entry replaces an earlier one of the same key.
-    gg_tune_entry* same = (gg_tune_entry*)gg_tune_db_find(into, &db.entries[i].key);
-    if (same) {
-      *same = db.entries[i];
-      continue;
-    }
-    gg_tune_entry* grown = realloc(into->entries, (into->count + 1) * sizeof *grown);
-    if (!grown) {
-      status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "tuning table %s: out of memory", path);
-      break;
-    }
-    into->entries = grown;
-    into->entries[into->count++] = db.entries[i];
-  }
-  pthread_mutex_unlock(&context->mutex);
-  gg_log(context, GG_LOG_INFO, "tuning table %s: %zu entries", path, db.count);
+  gg_status status = merge_table(context, path, &db);
   gg_tune_db_free(&db);
+  return status;
+}
+
+gg_status gg_context_load_shipped_tuning_tables(gg_context* context) {
+  gg_status status = GG_OK;
+  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name && !status; ++t) {
+    char name[128];
+    snprintf(name, sizeof name, "tuning/%s (shipped)", t->name);
+    gg_tune_db db;
+    status = gg_tune_db_parse(t->text, &db);
+    if (!status) status = merge_table(context, name, &db);
+    gg_tune_db_free(&db);
+  }
   return status;
 }
 

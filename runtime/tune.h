@@ -81,6 +81,8 @@ typedef struct gg_tune_db {
 
 // Reads path into db (a missing file is an empty database). Free with gg_tune_db_free.
 gg_status gg_tune_db_load(const char* path, gg_tune_db* db);
+// Reads a database's text (a shipped table's, say) into db, as gg_tune_db_load does.
+gg_status gg_tune_db_parse(const char* text, gg_tune_db* db);
 void gg_tune_db_free(gg_tune_db* db);
 const gg_tune_entry* gg_tune_db_find(const gg_tune_db* db, const gg_tune_key* key);
 // Adds entry to the database at path, replacing one of the same key: under an exclusive

@@ -97,7 +97,7 @@ static gg_status db_put(gg_tune_db* db, const gg_tune_entry* entry) {
   return GG_OK;
 }
 
-static gg_status db_parse(const char* text, gg_tune_db* db) {
+static gg_status db_parse_into(const char* text, gg_tune_db* db) {
   for (const char* p = text; *p;) {
     size_t length = strcspn(p, "\n");
     if (length > 0 && p[0] != '#') {
@@ -123,6 +123,13 @@ static gg_status db_parse(const char* text, gg_tune_db* db) {
   return GG_OK;
 }
 
+gg_status gg_tune_db_parse(const char* text, gg_tune_db* db) {
+  memset(db, 0, sizeof *db);
+  gg_status status = db_parse_into(text, db);
+  if (status) gg_tune_db_free(db);
+  return status;
+}
+
 gg_status gg_tune_db_load(const char* path, gg_tune_db* db) {
   memset(db, 0, sizeof *db);
   gg_text text;
@@ -135,7 +142,7 @@ gg_status gg_tune_db_load(const char* path, gg_tune_db* db) {
   }
   if (!status && text.failed)
     status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "tuning database: out of memory");
-  if (!status) status = db_parse(gg_text_str(&text), db);
+  if (!status) status = db_parse_into(gg_text_str(&text), db);
   gg_text_free(&text);
   if (status) gg_tune_db_free(db);
   return gg_status_annotate(status, "%s", path);

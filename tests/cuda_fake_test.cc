@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "gg/gg.h"
 #include "runtime/cuda.h"
 #include "runtime/tune.h"
+#include "tuning/shipped.h"
 #include "tests/reference/problem.h"
 #include "tests/support/context.h"
 #include "tests/support/desc.h"
@@ -515,6 +517,67 @@ TEST(FakeCuda, ApiTakesTheTunedSplitForThisDevice) {
     status = gg_grouped_gemm(c.context, &c.call);
     ASSERT_EQ(status, GG_OK) << Message(status);
     EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "this device's own entry";
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
+// The tables shipped in tuning/ are compiled in and used with no table loaded: the H200's
+// first entry is launched on a device of its name, and not on one of another name or by
+// a context whose options leave the shipped tables out.
+TEST(FakeCuda, ApiTakesTheShippedTableByDefault) {
+  const gg_shipped_tuning_table* h200 = nullptr;
+  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name; ++t)
+    if (!strcmp(t->name, "h200.table")) h200 = t;
+  ASSERT_NE(h200, nullptr);
+  gg_tune_db db;
+  ASSERT_EQ(gg_tune_db_parse(h200->text, &db), GG_OK);
+  ASSERT_GT(db.count, 0u);
+  const gg_tune_entry e = db.entries[0];
+  gg_tune_db_free(&db);
+  ASSERT_STREQ(e.key.device, "NVIDIA_H200");
+  gg_op_desc d = gg_test::ChipDesc(e.key.layout, e.key.target, e.key.n, e.key.k, 8);
+  d.scaling = e.key.scaling;
+  d.b_layout = e.key.b_layout;
+  d.accum = e.key.accum;
+  // The key's rows per group (a bucket of 0: fewer rows than groups).
+  std::vector<int64_t> sizes(8, e.key.m_bucket);
+  if (e.key.m_bucket == 0) sizes[0] = 1;
+  int64_t rows = 0;
+  for (int64_t r : sizes) rows += r;
+  gg_tile_config rule = gg_tile_config_for_launch(&d, rows);
+  ASSERT_NE(rule.split_k, e.best.tile.split_k) << "the entry must differ from the rule to be seen";
+  for (const char* name : {"NVIDIA H200", "NVIDIA H100"}) {
+    fake.set_device_name(name);
+    StackedCall c;
+    MakeStackedCall(d, 17, &c, {}, sizes);
+    if (HasFatalFailure()) return;
+    c.call.scaling = d.scaling;
+    c.call.accum = d.accum;
+    gg_status status = gg_grouped_gemm(c.context, &c.call);  // opens the context's device
+    fake.set_device_name(nullptr);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    int split = !strcmp(name, "NVIDIA H200") ? e.best.tile.split_k : rule.split_k;
+    EXPECT_EQ(int(fake.launch(0)->cluster[0]), std::max(1, split)) << name;
+  }
+  {
+    fake.set_device_name("NVIDIA H200");
+    StackedCall c;
+    MakeStackedCall(d, 17, &c, {}, sizes);
+    if (HasFatalFailure()) return;
+    gg_context_destroy(c.context);
+    gg_context_options options;
+    gg_context_options_init(&options);
+    options.cache_dir = "";
+    options.gpu = -1;
+    options.shipped_tuning_tables = 0;
+    c.context = nullptr;
+    ASSERT_EQ(gg_context_create(&options, &c.context), GG_OK);
+    c.call.scaling = d.scaling;
+    c.call.accum = d.accum;
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
+    fake.set_device_name(nullptr);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(int(fake.launch(0)->cluster[0]), std::max(1, rule.split_k)) << "shipped tables left out";
   }
   EXPECT_EQ(fake.live_allocations(), 0);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/tune.h"
+#include "tuning/shipped.h"
 
 namespace {
 
@@ -334,23 +335,35 @@ TEST(TuneDb, ConcurrentWritersKeepEveryEntry) {
   gg_tune_db_free(&db);
 }
 
-// The shipped tables read whole: no damaged line, every entry a configuration its own
-// descriptor's rules accept.
+// The shipped tables, as compiled into the runtime, are the files in tuning/ byte for
+// byte, read whole: no damaged line, one device name per table ("" for modelled ones),
+// every entry a configuration its own descriptor's rules accept.
 TEST(TuneDb, ShippedTablesAreWhole) {
-  gg_tune_db db;
-  ASSERT_EQ(gg_tune_db_load("tuning/h200.table", &db), GG_OK);
-  EXPECT_GT(db.count, 0u);
-  EXPECT_EQ(db.damaged, 0u);
-  for (size_t i = 0; i < db.count; ++i) {
-    const gg_tune_entry& e = db.entries[i];
-    EXPECT_STREQ(e.key.device, "NVIDIA_H200");
-    gg_op_desc d = Desc(e.key.target, e.key.layout, e.key.n, e.key.k, 8, e.key.scaling, e.key.accum);
-    d.tile = e.best.tile;
-    gg_status status = gg_op_desc_validate(&d);
-    EXPECT_EQ(status, GG_OK) << (status ? gg_status_message(status) : "");
-    gg_status_free(status);
+  int tables = 0;
+  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name; ++t, ++tables) {
+    SCOPED_TRACE(t->name);
+    std::ifstream file(std::string("tuning/") + t->name, std::ios::binary);
+    ASSERT_TRUE(file.good());
+    std::stringstream bytes;
+    bytes << file.rdbuf();
+    EXPECT_EQ(bytes.str(), t->text) << "tuning/embed.sh changed the text";
+    gg_tune_db db;
+    ASSERT_EQ(gg_tune_db_parse(t->text, &db), GG_OK);
+    EXPECT_GT(db.count, 0u);
+    EXPECT_EQ(db.damaged, 0u);
+    for (size_t i = 0; i < db.count; ++i) {
+      const gg_tune_entry& e = db.entries[i];
+      EXPECT_STREQ(e.key.device, db.entries[0].key.device);
+      gg_op_desc d = Desc(e.key.target, e.key.layout, e.key.n, e.key.k, 8, e.key.scaling, e.key.accum);
+      d.b_layout = e.key.b_layout;
+      d.tile = e.best.tile;
+      gg_status status = gg_op_desc_validate(&d);
+      EXPECT_EQ(status, GG_OK) << (status ? gg_status_message(status) : "");
+      gg_status_free(status);
+    }
+    gg_tune_db_free(&db);
   }
-  gg_tune_db_free(&db);
+  EXPECT_GE(tables, 1);
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ typedef struct gg_context_options {
   // load.
   const char* const* bundles;
   size_t bundle_count;
+  // 1 (the default): the tuning tables shipped with gg (tuning/, compiled in) are loaded
+  // first, as gg_context_load_tuning_table would; 0: only the caller's.
+  int shipped_tuning_tables;
 } gg_context_options;
 
 void gg_context_options_init(gg_context_options* options);
@@ -110,8 +113,9 @@ gg_status gg_context_load_bundle(gg_context* context, const char* path);
 // entries with none) gives the tile and split-K, when the descriptor's rules accept it
 // and its accumulation is the caller's; otherwise the built-in rule
 // (gg_tile_config_for_launch). A later table's entry replaces an earlier one of the same
-// key. Contexts also load the tables $GG_TUNING_TABLES names (paths separated by ':')
-// when they are created. Nothing is ever benchmarked.
+// key. Contexts load the tables shipped with gg (unless their options say not to) and
+// then those $GG_TUNING_TABLES names (paths separated by ':') when they are created.
+// Nothing is ever benchmarked.
 gg_status gg_context_load_tuning_table(gg_context* context, const char* path);
 
 typedef struct gg_bundle_kernel_info {

@@ -89,6 +89,7 @@ class ContextOptions(ctypes.Structure):
         ("gpu", ctypes.c_int),
         ("bundles", ctypes.POINTER(ctypes.c_char_p)),
         ("bundle_count", ctypes.c_size_t),
+        ("shipped_tuning_tables", ctypes.c_int),
     ]
 
 

@@ -58,6 +58,7 @@ static struct {
   void* last_memset_stream;
   size_t last_memset_bytes;
   int max_dynamic_shared;
+  char device_name[64];  // "" : "Fake H200"
   launch_record records[MAX_LAUNCHES];
   launch_record graph[4];
   int graph_count;
@@ -103,6 +104,11 @@ EXPORT void test_configure(int device_count, int major, int minor, int shared_op
   fake.param_count = param_count;
   pthread_mutex_unlock(&fake.mutex);
 }
+// The name cuDeviceGetName gives ("" or NULL: "Fake H200"), for devices opened after it.
+EXPORT void test_set_device_name(const char* name) {
+  strncpy(fake.device_name, name ? name : "", sizeof fake.device_name - 1);
+}
+
 EXPORT void test_fail(const char* function, int code) {
   pthread_mutex_lock(&fake.mutex);
   strncpy(fake.fail_function, function, sizeof fake.fail_function - 1);
@@ -168,7 +174,7 @@ EXPORT CUresult cuDeviceGet(int* device, int ordinal) {
 
 EXPORT CUresult cuDeviceGetName(char* name, int size, int device) {
   (void)device;
-  strncpy(name, "Fake H200", (size_t)size - 1);
+  strncpy(name, fake.device_name[0] ? fake.device_name : "Fake H200", (size_t)size - 1);
   name[size - 1] = 0;
   return OK;
 }

@@ -44,6 +44,7 @@ struct LaunchRecord {
 struct Fake {
   void (*configure)(int, int, int, int, int);
   void (*fail)(const char*, int);
+  void (*set_device_name)(const char*);
   int (*launches)();
   int (*memsets)();
   int (*encodes)();
@@ -76,6 +77,7 @@ class FakeCudaEnvironment : public ::testing::Environment {
     ASSERT_NE(library, nullptr) << dlerror();
     Bind(library, "test_configure", &fake.configure);
     Bind(library, "test_fail", &fake.fail);
+    Bind(library, "test_set_device_name", &fake.set_device_name);
     Bind(library, "test_launches", &fake.launches);
     Bind(library, "test_memsets", &fake.memsets);
     Bind(library, "test_encodes", &fake.encodes);
@@ -124,7 +126,7 @@ struct DeviceBuffers {
   }
 };
 
-// A stacked problem of `d` (groups of 100, 0 and 29 rows, random data from `seed`) in the
+// A stacked problem of `d` (groups of `sizes` rows, random data from `seed`) in the
 // stand-in's device memory, a memory-only context (with `bundles` loaded), and a
 // gg_grouped_gemm call on them; freed in reverse when it goes.
 struct StackedCall {
@@ -143,11 +145,12 @@ struct StackedCall {
 };
 
 void MakeStackedCall(const gg_op_desc& d, uint64_t seed, StackedCall* c,
-                     const std::vector<std::string>& bundles = {}) {
+                     const std::vector<std::string>& bundles = {},
+                     std::vector<int64_t> sizes = {100, 0, 29}) {
   gg_problem_spec spec = {};
   spec.desc = d;
-  int64_t sizes[3] = {100, 0, 29};
-  spec.extents = sizes;
+  spec.desc.g = int64_t(sizes.size());
+  spec.extents = sizes.data();
   spec.m = GG_DYNAMIC;
   spec.data = GG_DATA_RANDOM;
   spec.seed = seed;
@@ -158,7 +161,7 @@ void MakeStackedCall(const gg_op_desc& d, uint64_t seed, StackedCall* c,
   ASSERT_EQ(gg_cuda_device_open(0, &c->device), GG_OK);
   c->buffers.reset(new DeviceBuffers(c->device, c->problem->desc, c->problem->m));
   gg_dl_wrap(c->problem, c->buffers->pointers, DLDevice{kDLCUDA, 0}, &c->operands);
-  c->call.layout = GG_LAYOUT_SIZES;
+  c->call.layout = d.layout;
   memcpy(c->call.operands, c->operands.pointers, sizeof c->call.operands);
 }
 
