@@ -48,6 +48,9 @@ gg_status gg_context_create(const gg_context_options* options, gg_context** out)
   context->log_level = options->log_level;
   context->gpu_index = options->gpu;
   pthread_mutex_init(&context->mutex, NULL);
+  pthread_mutex_init(&context->tune_mutex, NULL);
+  const char* autotune = getenv("GG_AUTOTUNE");
+  context->autotune = options->autotune || (autotune && !strcmp(autotune, "1"));
   pthread_cond_init(&context->built, NULL);
   gg_table_init(&context->kernels);
   gg_table_init(&context->bundle_index);
@@ -85,6 +88,7 @@ void gg_context_destroy(gg_context* context) {
   gg_tune_db_free(&context->tuning);
   pthread_cond_destroy(&context->built);
   pthread_mutex_destroy(&context->mutex);
+  pthread_mutex_destroy(&context->tune_mutex);
   free(context->cache_dir);
   free(context);
 }

@@ -70,6 +70,9 @@ struct gg_context {
   gg_cuda_device* cuda[GG_MAX_CUDA_DEVICES];  // opened on first use
   gg_status cuda_error[GG_MAX_CUDA_DEVICES];  // why one could not be opened (sticky)
   gg_tune_db tuning;  // the tuning tables loaded, merged (api/tuning.c)
+  int autotune;       // GG_AUTOTUNE=1 or the context option (api/autotune.c)
+  unsigned autotune_notes;  // what autotuning has logged once
+  pthread_mutex_t tune_mutex;  // one sweep at a time (taken before mutex, never inside it)
 };
 
 void gg_log(gg_context* context, gg_log_level level, const char* format, ...)
@@ -91,6 +94,9 @@ gg_status gg_context_cuda(gg_context* context, int ordinal, gg_cuda_device** out
 // Entries for the device's name (CUDA) come first, then those with no device name.
 int gg_context_tuned_tile(gg_context* context, const gg_op_desc* desc, int64_t m,
                           int device_type, int device_id, gg_tile_config* tile);
+// Merges db (read from the table `name`, for the log) into the context's tables: a later
+// table's entry replaces an earlier one of the same key.
+gg_status gg_context_merge_tuning(gg_context* context, const char* name, const gg_tune_db* db);
 // Loads the tables shipped in tuning/ (compiled in: tuning/shipped.h).
 gg_status gg_context_load_shipped_tuning_tables(gg_context* context);
 // Loads the tables $GG_TUNING_TABLES names (paths separated by ':').
@@ -108,7 +114,16 @@ typedef struct gg_checked_call {
   const gg_launch_options* launch;  // NULL: synchronous
   int split_by_rule;  // desc's split-K is the entry points' choice, not the caller's
   gg_tile_config unsplit;  // under split_by_rule: the tile the entry points take without it
+  int tile_from_rule;  // the caller named no tile and no table holds the launch's key
 } gg_checked_call;
+
+// Makes tile (a table's or a sweep's choice) the call's.
+void gg_checked_call_take_tile(gg_checked_call* call, gg_tile_config tile);
+
+// Autotuning (api/autotune.c): where the context tunes and the call's tile came from the
+// rule, sweeps the candidates for its key (or finds them in the tuning database next to
+// the kernel cache) and gives the call the fastest. Never on a capturing stream.
+gg_status gg_context_autotune(gg_context* context, gg_checked_call* call);
 
 // DLPack helpers: element count, "float8_e4m3fn"-style names, row-major without gaps
 // (extent-1 dimensions may have any stride).

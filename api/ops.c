@@ -13,6 +13,7 @@ static gg_status run_checked(gg_context* context, gg_kernel* kernel, gg_checked_
 gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call) {
   gg_checked_call checked;
   GG_RETURN_IF_ERROR(gg_check_tensors(context, call, &checked));
+  GG_RETURN_IF_ERROR(gg_context_autotune(context, &checked));
   gg_kernel* kernel;
   gg_status status = gg_kernel_get(context, &checked.desc, &kernel);
   if (status && checked.split_by_rule && gg_status_code_of(status) == GG_STATUS_NOT_FOUND) {

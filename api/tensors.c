@@ -178,6 +178,13 @@ static gg_status check_fp8(const gg_grouped_gemm_call* call, gg_checked_call* ou
   return GG_OK;
 }
 
+void gg_checked_call_take_tile(gg_checked_call* call, gg_tile_config tile) {
+  call->desc.tile = tile;
+  call->split_by_rule = tile.split_k > 1;
+  call->unsplit = tile;
+  call->unsplit.split_k = 1;
+}
+
 gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call,
                            gg_checked_call* out) {
   if (!context) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the context is NULL");
@@ -265,11 +272,9 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     gg_tile_config tuned;
     if (d->tile.split_k <= 1 &&
         gg_context_tuned_tile(context, d, out->m, out->device_type, out->device_id, &tuned)) {
-      d->tile = tuned;
-      out->split_by_rule = tuned.split_k > 1;
-      out->unsplit = tuned;
-      out->unsplit.split_k = 1;
+      gg_checked_call_take_tile(out, tuned);
     } else {
+      out->tile_from_rule = d->tile.split_k <= 1;
       gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
       out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
       if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);

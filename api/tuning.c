@@ -9,9 +9,7 @@
 #include "api/internal.h"
 #include "tuning/shipped.h"
 
-// Merges db, read from the table `name`, into the context's tables: a later table's
-// entry replaces an earlier one of the same key.
-static gg_status merge_table(gg_context* context, const char* name, const gg_tune_db* db) {
+gg_status gg_context_merge_tuning(gg_context* context, const char* name, const gg_tune_db* db) {
   if (db->damaged)
     gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", name, db->damaged);
   gg_status status = GG_OK;
@@ -44,7 +42,7 @@ gg_status gg_context_load_tuning_table(gg_context* context, const char* path) {
     return gg_status_make(GG_STATUS_IO, "tuning table %s: %s", path, strerror(errno));
   gg_tune_db db;
   GG_RETURN_IF_ERROR(gg_tune_db_load(path, &db));
-  gg_status status = merge_table(context, path, &db);
+  gg_status status = gg_context_merge_tuning(context, path, &db);
   gg_tune_db_free(&db);
   return status;
 }
@@ -56,7 +54,7 @@ gg_status gg_context_load_shipped_tuning_tables(gg_context* context) {
     snprintf(name, sizeof name, "tuning/%s (shipped)", t->name);
     gg_tune_db db;
     status = gg_tune_db_parse(t->text, &db);
-    if (!status) status = merge_table(context, name, &db);
+    if (!status) status = gg_context_merge_tuning(context, name, &db);
     gg_tune_db_free(&db);
   }
   return status;

@@ -86,12 +86,19 @@ enum {
   X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                                \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void*, size_t))                     \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void*, CUdeviceptr, size_t))                           \
+  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                     \
   X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))      \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                  \
   X(cuStreamCreate, "cuStreamCreate", (CUstream*, unsigned))                                 \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                                       \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, int))                        \
   X(cuStreamEndCapture, "cuStreamEndCapture", (CUstream, void**))                            \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", (CUstream, int*))                            \
+  X(cuEventCreate, "cuEventCreate", (void**, unsigned))                                      \
+  X(cuEventRecord, "cuEventRecord", (void*, CUstream))                                       \
+  X(cuEventSynchronize, "cuEventSynchronize", (void*))                                       \
+  X(cuEventElapsedTime, "cuEventElapsedTime", (float*, void*, void*))                        \
+  X(cuEventDestroy, "cuEventDestroy_v2", (void*))                                            \
   X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", (void**, void*, unsigned long long))   \
   X(cuGraphLaunch, "cuGraphLaunch", (void*, CUstream))                                       \
   X(cuGraphExecDestroy, "cuGraphExecDestroy", (void*))                                       \
@@ -251,6 +258,14 @@ gg_status gg_cuda_copy_to_host(gg_cuda_device* device, void* dst, const void* sr
   CUresult r = size ? api.cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size) : CUDA_SUCCESS;
   pop();
   return r ? driver_error(r, "cuMemcpyDtoH") : GG_OK;
+}
+
+gg_status gg_cuda_copy_on_device(gg_cuda_device* device, void* dst, const void* src, size_t size) {
+  GG_RETURN_IF_ERROR(push(device));
+  CUresult r = size ? api.cuMemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size)
+                    : CUDA_SUCCESS;
+  pop();
+  return r ? driver_error(r, "cuMemcpyDtoD") : GG_OK;
 }
 
 gg_status gg_cuda_stream_synchronize(gg_cuda_device* device, void* stream) {
@@ -562,6 +577,54 @@ gg_status gg_cuda_graph_launch(gg_cuda_device* device, void* graph_exec, void* s
   CUresult r = api.cuGraphLaunch(graph_exec, (CUstream)stream);
   pop();
   return r ? driver_error(r, "cuGraphLaunch") : GG_OK;
+}
+
+gg_status gg_cuda_stream_capturing(gg_cuda_device* device, void* stream, int* capturing) {
+  *capturing = 0;
+  GG_RETURN_IF_ERROR(push(device));
+  int state = 0;  // CU_STREAM_CAPTURE_STATUS_NONE; ACTIVE and INVALIDATED are both capture
+  CUresult r = api.cuStreamIsCapturing((CUstream)stream, &state);
+  pop();
+  if (r) return driver_error(r, "cuStreamIsCapturing");
+  *capturing = state != 0;
+  return GG_OK;
+}
+
+// ---------------------------------------------------------------------------------------
+// Events, for timing on the device.
+
+gg_status gg_cuda_event_create(gg_cuda_device* device, void** out) {
+  *out = NULL;
+  GG_RETURN_IF_ERROR(push(device));
+  CUresult r = api.cuEventCreate(out, 0);  // CU_EVENT_DEFAULT: timed
+  pop();
+  return r ? driver_error(r, "cuEventCreate") : GG_OK;
+}
+
+gg_status gg_cuda_event_record(gg_cuda_device* device, void* event, void* stream) {
+  GG_RETURN_IF_ERROR(push(device));
+  CUresult r = api.cuEventRecord(event, (CUstream)stream);
+  pop();
+  return r ? driver_error(r, "cuEventRecord") : GG_OK;
+}
+
+gg_status gg_cuda_event_elapsed_ms(gg_cuda_device* device, void* start, void* stop, double* ms) {
+  *ms = 0;
+  GG_RETURN_IF_ERROR(push(device));
+  float elapsed = 0;
+  CUresult r = api.cuEventSynchronize(stop);
+  gg_status status = r ? driver_error(r, "cuEventSynchronize") : GG_OK;
+  if (!status && (r = api.cuEventElapsedTime(&elapsed, start, stop)))
+    status = driver_error(r, "cuEventElapsedTime");
+  pop();
+  *ms = elapsed;
+  return status;
+}
+
+void gg_cuda_event_destroy(gg_cuda_device* device, void* event) {
+  if (!event || push(device)) return;
+  api.cuEventDestroy(event);
+  pop();
 }
 
 void gg_cuda_graph_destroy(gg_cuda_device* device, void* graph_exec) {

@@ -42,6 +42,7 @@ void gg_cuda_free(gg_cuda_device* device, void* pointer);
 gg_status gg_cuda_copy_to_device(gg_cuda_device* device, void* dst, const void* src, size_t size);
 gg_status gg_cuda_copy_to_host(gg_cuda_device* device, void* dst, const void* src, size_t size);
 // Waits for the stream's work (NULL: the legacy default stream).
+gg_status gg_cuda_copy_on_device(gg_cuda_device* device, void* dst, const void* src, size_t size);
 gg_status gg_cuda_stream_synchronize(gg_cuda_device* device, void* stream);
 
 // A gg module (a cubin, or NUL-terminated PTX the driver compiles) loaded on a device,
@@ -69,6 +70,15 @@ gg_status gg_cuda_capture_begin(gg_cuda_device* device, void* stream);
 gg_status gg_cuda_capture_end(gg_cuda_device* device, void* stream, void** graph_exec);
 gg_status gg_cuda_graph_launch(gg_cuda_device* device, void* graph_exec, void* stream);
 void gg_cuda_graph_destroy(gg_cuda_device* device, void* graph_exec);
+// Whether stream (NULL: the legacy default stream) is capturing a graph now.
+gg_status gg_cuda_stream_capturing(gg_cuda_device* device, void* stream, int* capturing);
+
+// Events, for timing work on a stream: the milliseconds between two recorded events,
+// after waiting for the second.
+gg_status gg_cuda_event_create(gg_cuda_device* device, void** out);
+gg_status gg_cuda_event_record(gg_cuda_device* device, void* event, void* stream);
+gg_status gg_cuda_event_elapsed_ms(gg_cuda_device* device, void* start, void* stop, double* ms);
+void gg_cuda_event_destroy(gg_cuda_device* device, void* event);
 
 // ---------------------------------------------------------------------------------------
 // The launch as data, for tests: the two tensor maps' parameters and the grid.

@@ -63,6 +63,17 @@ typedef struct gg_tune_candidate {
 // divides N and tile_k divides K, or all of them where none does. Returns the count.
 size_t gg_tune_candidates(const gg_op_desc* desc, int allow_fast, gg_tune_candidate* out);
 
+// A candidate as the sweeps print and log it: "MxNxK/wW/sS/ACCUM", e.g.
+// "128x64x128/w0/s1/promoted".
+void gg_tune_candidate_label(const gg_tune_candidate* c, char* buffer, size_t size);
+
+// Test hooks for the sweeps' own tests: GG_TUNE_FAKE_US="LABEL=us,..." replaces measured
+// times (gg_tune_fake_us: -1 when it is not set, 1e9 for a label it does not list), and
+// GG_TUNE_BREAK=LABEL names a candidate whose output the sweep corrupts after each launch
+// (gg_tune_breaks), so that its check must reject it.
+double gg_tune_fake_us(const char* label);
+int gg_tune_breaks(const char* label);
+
 // The tuning database: one line per key, "KEY -> tile=MxNxK wpe=W split=S accum=A
 // time_us=T crc=HEX", each line carrying its own checksum (FNV-1a of the text before
 // " crc="), so a damaged line is ignored alone (counted, and dropped when the file is next

@@ -582,6 +582,98 @@ TEST(FakeCuda, ApiTakesTheShippedTableByDefault) {
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
+struct CapturedLog {
+  std::vector<std::string> lines;
+  static void Capture(void* user, gg_log_level, const char* message) {
+    static_cast<CapturedLog*>(user)->lines.push_back(message);
+  }
+  int Count(const std::string& text) const {
+    int n = 0;
+    for (const std::string& l : lines) n += l.find(text) != std::string::npos;
+    return n;
+  }
+};
+
+// Replaces c's context by a memory-only one that autotunes and logs into log.
+void AutotuningContext(StackedCall* c, CapturedLog* log) {
+  gg_context_destroy(c->context);
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  options.gpu = -1;
+  options.autotune = 1;
+  options.log = CapturedLog::Capture;
+  options.log_user = log;
+  options.log_level = GG_LOG_DEBUG;
+  c->context = nullptr;
+  ASSERT_EQ(gg_context_create(&options, &c->context), GG_OK);
+}
+
+// Autotuning never benchmarks on a stream that is capturing a graph: the capture holds
+// the launch alone, the rule's, and the context says so once.
+TEST(FakeCuda, AutotuneNeverBenchmarksWhileCapturing) {
+  {
+    StackedCall c;
+    MakeStackedCall(Desc(GG_LAYOUT_SIZES), 19, &c);
+    if (HasFatalFailure()) return;
+    CapturedLog log;
+    AutotuningContext(&c, &log);
+    if (HasFatalFailure()) return;
+    void* stream;
+    ASSERT_EQ(gg_cuda_stream_create(c.device, &stream), GG_OK);
+    gg_launch_options launch = {stream, 0};
+    c.call.launch = &launch;
+    int launches = fake.launches();
+    ASSERT_EQ(gg_cuda_capture_begin(c.device, stream), GG_OK);
+    for (int i = 0; i < 2; ++i) {
+      gg_status status = gg_grouped_gemm(c.context, &c.call);
+      ASSERT_EQ(status, GG_OK) << Message(status);
+    }
+    void* graph;
+    ASSERT_EQ(gg_cuda_capture_end(c.device, stream, &graph), GG_OK);
+    EXPECT_EQ(fake.launches(), launches) << "captured, nothing run";
+    EXPECT_EQ(log.Count("capturing a graph"), 1) << "said once";
+    EXPECT_EQ(log.Count("candidates got"), 0) << "no sweep";
+    ASSERT_EQ(gg_cuda_graph_launch(c.device, graph, stream), GG_OK);
+    EXPECT_EQ(fake.launches(), launches + 2) << "the graph holds the two launches alone";
+    gg_cuda_graph_destroy(c.device, graph);
+    gg_cuda_stream_destroy(c.device, stream);
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
+// Off a capture, a miss sweeps on the caller's stream once: the entry points' kernel
+// runs into scratch first as the reference (the stand-in runs no kernel, so it writes
+// nothing and no candidate is taken), then the key is kept: the next launch is one
+// launch. Scratch and events are freed.
+TEST(FakeCuda, AutotuneSweepsOnTheCallersStreamOnce) {
+  {
+    StackedCall c;
+    MakeStackedCall(Desc(GG_LAYOUT_SIZES), 23, &c);
+    if (HasFatalFailure()) return;
+    CapturedLog log;
+    AutotuningContext(&c, &log);
+    if (HasFatalFailure()) return;
+    int allocations = fake.live_allocations();
+    gg_launch_options launch = {reinterpret_cast<void*>(uintptr_t(0x5ca1ab1e)), 0};
+    c.call.launch = &launch;
+    int launches = fake.launches();
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(log.Count("candidates got"), 1);
+    EXPECT_EQ(log.Count("wrote nothing; not tuned"), 1);
+    EXPECT_EQ(fake.launches(), launches + 2) << "the reference run, then the launch";
+    EXPECT_EQ(fake.launch(1)->stream, launch.stream) << "the sweep ran on the caller's stream";
+    EXPECT_EQ(fake.live_allocations(), allocations) << "scratch freed";
+    EXPECT_EQ(fake.live_events(), 0);
+    status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launches(), launches + 3) << "the key is kept: no second sweep";
+    EXPECT_EQ(log.Count("candidates got"), 1);
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
 // ... and the API launches that kernel: B's tensor map boxes 256 rows of it.
 TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
   {

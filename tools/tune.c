@@ -17,7 +17,6 @@
 // LABEL is MxNxK/wW/sS/ACCUM, e.g. 128x64x128/w0/s1/promoted.
 #include "tools/tune.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,54 +31,10 @@
 #include "tests/support/verify.h"
 #include "tools/flags.h"
 
-typedef struct sweep {
-  gg_context* context;
-  const gg_op_desc* desc;
-  const gg_tune_candidate* candidates;
-  size_t count;
-  gg_kernel** kernels;
-  gg_status* statuses;
-  size_t next;  // the next candidate to compile, under lock
-  pthread_mutex_t lock;
-} sweep;
-
 static void candidate_desc(const gg_op_desc* desc, const gg_tune_candidate* c, gg_op_desc* out) {
   *out = *desc;
   out->tile = c->tile;
   out->accum = c->accum;
-}
-
-static void label_of(const gg_tune_candidate* c, char* buffer, size_t size) {
-  snprintf(buffer, size, "%dx%dx%d/w%d/s%d/%s", c->tile.m, c->tile.n, c->tile.k, c->tile.waves_per_eu,
-           c->tile.split_k > 1 ? c->tile.split_k : 1, gg_accum_name(c->accum));
-}
-
-// Compiles candidates until none is left (each gg_kernel_get compiles in its own MLIR
-// context).
-static void* compile_worker(void* arg) {
-  sweep* s = arg;
-  for (;;) {
-    pthread_mutex_lock(&s->lock);
-    size_t i = s->next++;
-    pthread_mutex_unlock(&s->lock);
-    if (i >= s->count) return NULL;
-    gg_op_desc d;
-    candidate_desc(s->desc, &s->candidates[i], &d);
-    s->statuses[i] = gg_kernel_get(s->context, &d, &s->kernels[i]);
-  }
-}
-
-// The time a test hook gives label, or -1 when GG_TUNE_FAKE_US is not set.
-static double fake_us(const char* label) {
-  const char* spec = getenv("GG_TUNE_FAKE_US");
-  if (!spec) return -1.0;
-  size_t n = strlen(label);
-  for (const char* p = spec; *p;) {
-    size_t length = strcspn(p, ",");
-    if (length > n + 1 && strncmp(p, label, n) == 0 && p[n] == '=') return atof(p + n + 1);
-    p += length + (p[length] == ',');
-  }
-  return 1e9;
 }
 
 typedef struct broken_launch {
@@ -119,29 +74,25 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
   if (count == 0) return gg_flags_reject("%s", "no candidate configuration is valid for this descriptor");
   gg_kernel* kernels[GG_TUNE_MAX_CANDIDATES] = {0};
   gg_status statuses[GG_TUNE_MAX_CANDIDATES] = {0};
-  sweep s = {context, &f->desc, candidates, count, kernels, statuses, 0, PTHREAD_MUTEX_INITIALIZER};
+  gg_op_desc descs[GG_TUNE_MAX_CANDIDATES];
+  for (size_t i = 0; i < count; ++i) candidate_desc(&f->desc, &candidates[i], &descs[i]);
   double start = gg_now_ms();
-  pthread_t workers[64];
-  int started = 0;
-  for (int t = 0; t < threads && t < 64; ++t)
-    if (pthread_create(&workers[started], NULL, compile_worker, &s) == 0) ++started;
-  if (started == 0) compile_worker(&s);
-  for (int t = 0; t < started; ++t) pthread_join(workers[t], NULL);
+  gg_status status = gg_kernels_get(context, descs, count, threads, kernels, statuses);
+  if (status) return gg_status_exit(status);
   double compile_ms = gg_now_ms() - start;
 
   gg_problem_spec spec = gg_flags_problem(f);
   gg_problem* problem;
-  gg_status status = gg_problem_create(&spec, &problem);
+  status = gg_problem_create(&spec, &problem);
   if (status) {
     for (size_t i = 0; i < count; ++i) gg_status_free(statuses[i]);
     return gg_status_exit(status);
   }
-  const char* broken = getenv("GG_TUNE_BREAK");
   int best = -1, rejected = 0, code = 0;
   double best_us = 0;
   for (size_t i = 0; i < count && !code; ++i) {
     char label[96];
-    label_of(&candidates[i], label, sizeof label);
+    gg_tune_candidate_label(&candidates[i], label, sizeof label);
     if (statuses[i]) {
       // A candidate the compiler refuses (registers, say) is skipped, not fatal.
       printf("  %-28s not compiled: %s\n", label, gg_status_message(statuses[i]));
@@ -149,7 +100,7 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
       statuses[i] = GG_OK;
       continue;
     }
-    broken_launch b = {{context, kernels[i], 0, NULL}, broken && !strcmp(broken, label)};
+    broken_launch b = {{context, kernels[i], 0, NULL}, gg_tune_breaks(label)};
     gg_check_result r;
     memset(&r, 0, sizeof r);
     // Checked once before it is timed: a wrong kernel is never timed, so it never wins.
@@ -167,7 +118,7 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
       ++rejected;
       continue;
     }
-    double fake = fake_us(label);
+    double fake = gg_tune_fake_us(label);
     if (fake >= 0) us = fake;
     printf("  %-28s %10.2f us\n", label, us);
     if (best < 0 || us < best_us) best = (int)i, best_us = us;
@@ -188,9 +139,9 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
   if (status) return gg_status_exit(status);
   char key[256], label[96];
   gg_tune_key_format(&entry.key, key, sizeof key);
-  label_of(&entry.best, label, sizeof label);
+  gg_tune_candidate_label(&entry.best, label, sizeof label);
   printf("tuned %s: %s %.2f us (%zu candidates, %d rejected, compiled in %.0f ms on %d threads)\n",
-         key, label, best_us, count, rejected, compile_ms, started ? started : 1);
+         key, label, best_us, count, rejected, compile_ms, threads);
   fflush(stdout);
   return 0;
 }

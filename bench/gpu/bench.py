@@ -250,7 +250,9 @@ def tune_main(args):
         return 2
     torch.manual_seed(0)
     lines = open(args.tune).read().splitlines()
-    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")])
+    # The entry points' own rule is the baseline a candidate must beat: no shipped table.
+    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")],
+                      shipped_tables=False)
     device = torch.cuda.get_device_name(0)
     print(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "device": device,
                       "torch": torch.__version__, "method": "bench.py's, per candidate"}), flush=True)
@@ -321,6 +323,12 @@ def main():
                         "for the DeepSeek cases (stage_tune.sh), fast mode, and write the fastest "
                         "that passes its check to --tune-out as a tuning table")
     p.add_argument("--tune-out", metavar="TABLE")
+    p.add_argument("--autotune", action="store_true",
+                   help="the runtime autotunes (GG_AUTOTUNE): each key is swept on its first "
+                        "launch, the check's, before any graph capture; its choices are printed")
+    p.add_argument("--no-shipped-tables", action="store_true",
+                   help="leave out the tuning tables compiled into the runtime (tuning/*.table): "
+                        "the entry points' built-in rule alone")
     p.add_argument("--tune-margin", type=float, default=0.1,
                    help="how much faster than the entry points' choice a candidate must be to "
                         "get an entry (default 0.1: above the timing noise seen)")
@@ -333,8 +341,10 @@ def main():
     configs = dict(grid.parse_config(c) for c in args.config) or None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
-    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")])
-    meta = {"date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "device": torch.cuda.get_device_name(0),
+    rt = ggrt.Runtime(os.path.join(args.dir, "libgg_runtime.so"), [os.path.join(args.dir, "bench.ggb")],
+                      shipped_tables=not args.no_shipped_tables, autotune=args.autotune)
+    meta = {"shipped_tuning_tables": not args.no_shipped_tables, "autotune": args.autotune,
+            "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "device": torch.cuda.get_device_name(0),
             "torch": torch.__version__, "cuda": torch.version.cuda, "part": args.part,
             "method": "CUDA graph of rotated-input launches, 0.5 s ramp per side, median per launch"}
     try:

@@ -41,7 +41,8 @@ class Call(C.Structure):
 class ContextOptions(C.Structure):
     _fields_ = [("cache_dir", C.c_char_p), ("log", C.c_void_p), ("log_user", C.c_void_p),
                 ("log_level", C.c_int), ("gpu", C.c_int),
-                ("bundles", C.POINTER(C.c_char_p)), ("bundle_count", C.c_size_t)]
+                ("bundles", C.POINTER(C.c_char_p)), ("bundle_count", C.c_size_t),
+                ("shipped_tuning_tables", C.c_int), ("autotune", C.c_int)]
 
 
 def _dtype(t):
@@ -64,7 +65,7 @@ class Tensor:
 
 
 class Runtime:
-    def __init__(self, library, bundles):
+    def __init__(self, library, bundles, shipped_tables=True, autotune=False):
         self.lib = C.CDLL(library)
         lib = self.lib
         lib.gg_status_message.restype = C.c_char_p
@@ -83,6 +84,15 @@ class Runtime:
         self._paths = (C.c_char_p * len(bundles))(*[b.encode() for b in bundles])
         options.bundles = self._paths
         options.bundle_count = len(bundles)
+        options.shipped_tuning_tables = int(shipped_tables)  # tuning/*.table, compiled in
+        if autotune:
+            # Tune each key on its first launch (docs/tuning.md); its log lines are printed.
+            options.autotune = 1
+            self._log = C.CFUNCTYPE(None, C.c_void_p, C.c_int, C.c_char_p)(
+                lambda user, level, message: print("  gg:", message.decode(), flush=True)
+                if message.startswith(b"autotune") else None)
+            options.log = C.cast(self._log, C.c_void_p)
+            options.log_level = 1  # GG_LOG_INFO
         context = C.c_void_p()
         self._check(lib.gg_context_create(C.byref(options), C.byref(context)))
         self.context = context

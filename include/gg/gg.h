@@ -67,6 +67,12 @@ typedef struct gg_context_options {
   // 1 (the default): the tuning tables shipped with gg (tuning/, compiled in) are loaded
   // first, as gg_context_load_tuning_table would; 0: only the caller's.
   int shipped_tuning_tables;
+  // 1: autotuning (docs/tuning.md), as GG_AUTOTUNE=1 turns it on: a launch whose caller
+  // names no tile and whose key no table holds is tuned once, on its own tensors, device
+  // and stream, and the fastest candidate kept in the context and in `tuning.db` in the
+  // cache directory. Never while the stream is capturing a graph. 0 (the default): nothing
+  // is ever benchmarked.
+  int autotune;
 } gg_context_options;
 
 void gg_context_options_init(gg_context_options* options);
@@ -115,7 +121,7 @@ gg_status gg_context_load_bundle(gg_context* context, const char* path);
 // (gg_tile_config_for_launch). A later table's entry replaces an earlier one of the same
 // key. Contexts load the tables shipped with gg (unless their options say not to) and
 // then those $GG_TUNING_TABLES names (paths separated by ':') when they are created.
-// Nothing is ever benchmarked.
+// Nothing is benchmarked unless the context autotunes (gg_context_options.autotune).
 gg_status gg_context_load_tuning_table(gg_context* context, const char* path);
 
 typedef struct gg_bundle_kernel_info {
@@ -147,6 +153,11 @@ typedef struct gg_kernel gg_kernel;
 // build it). Threads asking for the same descriptor at once share one build. AMD kernels
 // compile without a GPU present.
 gg_status gg_kernel_get(gg_context* context, const gg_op_desc* desc, gg_kernel** out);
+// gg_kernel_get for count descriptors at once, on `threads` threads (0: one per core; each
+// compile has its own MLIR context): kernels[i] and statuses[i] (owned by the caller) are
+// what gg_kernel_get gives for descs[i]. Fails only on NULL arguments.
+gg_status gg_kernels_get(gg_context* context, const gg_op_desc* descs, size_t count, int threads,
+                         gg_kernel** kernels, gg_status* statuses);
 
 const gg_op_desc* gg_kernel_desc(const gg_kernel* kernel);  // defaults filled in
 const char* gg_kernel_name(const gg_kernel* kernel);

@@ -90,6 +90,7 @@ class ContextOptions(ctypes.Structure):
         ("bundles", ctypes.POINTER(ctypes.c_char_p)),
         ("bundle_count", ctypes.c_size_t),
         ("shipped_tuning_tables", ctypes.c_int),
+        ("autotune", ctypes.c_int),
     ]
 
 

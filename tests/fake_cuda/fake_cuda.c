@@ -54,7 +54,7 @@ static struct {
   int param_count;  // how many parameters the kernel under test takes
   char fail_function[64];
   CUresult fail_code;
-  int launches, memsets, synchronizes, live_allocations, modules, encodes;
+  int launches, memsets, synchronizes, live_allocations, modules, encodes, live_events;
   void* last_memset_stream;
   size_t last_memset_bytes;
   int max_dynamic_shared;
@@ -122,6 +122,7 @@ EXPORT void* test_last_memset_stream(void) { return fake.last_memset_stream; }
 EXPORT size_t test_last_memset_bytes(void) { return fake.last_memset_bytes; }
 EXPORT int test_synchronizes(void) { return fake.synchronizes; }
 EXPORT int test_live_allocations(void) { return fake.live_allocations; }
+EXPORT int test_live_events(void) { return fake.live_events; }
 EXPORT int test_context_depth(void) { return context_depth; }
 EXPORT int test_retained(void) { return fake.retained; }
 EXPORT int test_max_dynamic_shared(void) { return fake.max_dynamic_shared; }
@@ -318,6 +319,12 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, unsigned long long src, size_t size) 
   return OK;
 }
 
+EXPORT CUresult cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t size) {
+  NEEDS_CONTEXT();
+  memmove((void*)(uintptr_t)dst, (const void*)(uintptr_t)src, size);
+  return OK;
+}
+
 EXPORT CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value, size_t size,
                                 void* stream) {
   NEEDS_CONTEXT();
@@ -367,6 +374,52 @@ EXPORT CUresult cuStreamEndCapture(void* stream, void** graph) {
   if (stream != fake.capturing) return INVALID_VALUE;
   fake.capturing = NULL;
   *graph = &fake.graph;
+  return OK;
+}
+
+EXPORT CUresult cuStreamIsCapturing(void* stream, int* status) {
+  NEEDS_CONTEXT();
+  *status = fake.capturing && stream == fake.capturing;  // 1: CU_STREAM_CAPTURE_STATUS_ACTIVE
+  return OK;
+}
+
+// Events: each is the launch count when it was recorded; the time between two is 1 ms a
+// launch (the sweep's own tests replace times through GG_TUNE_FAKE_US anyway).
+static int events[64];
+static int event_count;
+
+EXPORT CUresult cuEventCreate(void** event, unsigned flags) {
+  NEEDS_CONTEXT();
+  (void)flags;
+  *event = &events[event_count++ % 64];
+  fake.live_events++;
+  return OK;
+}
+
+EXPORT CUresult cuEventRecord(void* event, void* stream) {
+  NEEDS_CONTEXT();
+  (void)stream;
+  if (fake.capturing) return STREAM_CAPTURE_UNSUPPORTED;  // gg never times a capture
+  *(int*)event = fake.launches;
+  return OK;
+}
+
+EXPORT CUresult cuEventSynchronize(void* event) {
+  (void)event;
+  NEEDS_CONTEXT();
+  return OK;
+}
+
+EXPORT CUresult cuEventElapsedTime(float* ms, void* start, void* stop) {
+  NEEDS_CONTEXT();
+  *ms = (float)(*(int*)stop - *(int*)start);
+  return OK;
+}
+
+EXPORT CUresult cuEventDestroy_v2(void* event) {
+  (void)event;
+  NEEDS_CONTEXT();
+  fake.live_events--;
   return OK;
 }
 

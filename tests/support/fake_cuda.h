@@ -52,6 +52,7 @@ struct Fake {
   size_t (*last_memset_bytes)();
   int (*synchronizes)();
   int (*live_allocations)();
+  int (*live_events)();
   int (*context_depth)();
   int (*retained)();
   int (*max_dynamic_shared)();
@@ -85,6 +86,7 @@ class FakeCudaEnvironment : public ::testing::Environment {
     Bind(library, "test_last_memset_bytes", &fake.last_memset_bytes);
     Bind(library, "test_synchronizes", &fake.synchronizes);
     Bind(library, "test_live_allocations", &fake.live_allocations);
+    Bind(library, "test_live_events", &fake.live_events);
     Bind(library, "test_context_depth", &fake.context_depth);
     Bind(library, "test_retained", &fake.retained);
     Bind(library, "test_max_dynamic_shared", &fake.max_dynamic_shared);
