@@ -863,7 +863,9 @@ static void exec_mfma(sim* s, const sim_op* o, const uint8_t* mask) {
       fail(s, o->op, "an MFMA in wave %d runs with %d of its 64 lanes", w, active);
       return;
     }
-    static double a[16][128], b[128][16];
+    // The wave's operands (32 KiB) on this thread's stack: a static copy was shared by
+    // threads running sim at once (gg tune --model checks candidates in parallel).
+    double a[16][128], b[128][16];
     for (int l = 0; l < WAVE; ++l) {
       const uint64_t* va = lane_data(s, o->in[0], w * WAVE + l);
       const uint64_t* vb = lane_data(s, o->in[1], w * WAVE + l);
