@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/amd_estimate.h"
 #include "compiler/amd_lds.h"
 #include "compiler/amd_loop.h"
 #include "compiler/compile.h"
@@ -163,10 +164,6 @@ gg_stage gg_amdgpu_artifact_stage(const gg_op_desc* desc) {
   return GG_STAGE_BINARY;  // the code object
 }
 
-// What the L2 can feed one CU, in bytes a clock (est., docs/amd-model.md): gfx942's L2
-// serves 2 KiB a clock per XCD to 38 CUs; gfx950's per-CU fill path, 64 bytes a clock.
-static double l2_bytes_per_clock(gg_target chip) { return chip == GG_TARGET_GFX942 ? 2048.0 / 38 : 64.0; }
-
 // The K loop model (docs/amd-model.md): per iteration, MFMA issue cycles against what
 // llvm-mca and the LDS banks say the iteration takes, and the L2 bandwidth the resident
 // workgroups ask for when their MFMAs run at full rate.
@@ -191,7 +188,7 @@ static void append_loop_model(const gg_op_desc* desc, const gg_isa_stats* stats,
   if (stats->lds_bytes > 0 && gg_lds_capacity(chip) / stats->lds_bytes < resident)
     resident = (int)(gg_lds_capacity(chip) / stats->lds_bytes);
   double demand = loop->mfma_cycles > 0 ? resident * 256.0 * loop->vmem_tile_bytes / loop->mfma_cycles : 0;
-  double l2_share = demand > l2_bytes_per_clock(chip) ? l2_bytes_per_clock(chip) / demand : 1.0;
+  double l2_share = demand > gg_amd_l2_bytes_per_clock(chip) ? gg_amd_l2_bytes_per_clock(chip) / demand : 1.0;
   gg_text_printf(out, " resident_workgroups=%d l2_demand=%.1f", resident, demand);
   if (loop->cycles_mca < 0) {
     gg_text_printf(out, " loop_cycles_mca=n/a mfma_share=n/a share_bound=n/a");

@@ -12,9 +12,12 @@
 #include <sstream>
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "compiler/amd_estimate.h"
 #include "runtime/tune.h"
+#include "tests/support/check.h"
 #include "tools/cli.h"
 
 namespace {
@@ -138,15 +141,111 @@ TEST_F(TuneSweep, RefusesWhatItCannotTune) {
                        "--groups", "4", "--N", "256", "--K", "256"};
   std::vector<char*> argv;
   for (const char* a : gfx) argv.push_back(const_cast<char*>(a));
-  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "AMD is modelled, not timed";
+  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "AMD is modelled (--model), not timed";
   argv[3] = const_cast<char*>("sm_90a");
-  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "no device timing yet";
+  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "timed on the GPU, not here";
+  argv.push_back(const_cast<char*>("--model"));
+  EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2) << "--model is AMD's";
   const char* no_table[] = {"gg", "tune", "--target", "host", "--op", "stacked", "--groups", "4",
                             "--N", "256", "--K", "256"};
   argv.clear();
   for (const char* a : no_table) argv.push_back(const_cast<char*>(a));
   EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2);
   EXPECT_EQ(access(table.c_str(), F_OK), -1) << "nothing written";
+}
+
+// AMD's modelled sweep: every candidate compiled on two threads, those that spill pruned,
+// the rest checked in sim, the one the K loop model predicts fastest recorded with no
+// device name.
+TEST(TuneModel, RecordsTheModelsFastestWithNoDeviceName) {
+  std::string table = Dir() + "/modelled.table";
+  unlink(table.c_str());
+  const char* args[] = {"gg", "tune", "--target", "gfx950", "--model", "-o", table.c_str(), "--op",
+                        "stacked", "--groups", "200,0,90", "--N", "256", "--K", "2048", "--threads", "2"};
+  std::vector<char*> argv;
+  for (const char* a : args) argv.push_back(const_cast<char*>(a));
+  ASSERT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 0);
+  gg_tune_db db;
+  const gg_tune_entry* e = Only(&db, table);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->key.target, GG_TARGET_GFX950);
+  EXPECT_STREQ(e->key.device, "") << "modelled";
+  EXPECT_EQ(e->key.m_bucket, 128);  // 290 rows over 3 groups
+  EXPECT_GT(e->time_us, 0.0);
+  gg_op_desc d = {};
+  d.layout = GG_LAYOUT_SIZES;
+  d.fp8 = GG_FP8_E4M3FN;
+  d.n = 256, d.k = 2048, d.g = 3;
+  d.target = GG_TARGET_GFX950;
+  d.tile = e->best.tile;
+  gg_status status = gg_op_desc_validate(&d);
+  EXPECT_EQ(status, GG_OK) << (status ? gg_status_message(status) : "");
+  gg_status_free(status);
+  gg_tune_db_free(&db);
+}
+
+gg_op_desc Gfx942(int64_t n, int64_t k, int64_t g, int tile_m, int tile_n, int tile_k) {
+  gg_op_desc d = {};
+  d.layout = GG_LAYOUT_OFFSETS;
+  d.fp8 = GG_FP8_E4M3FNUZ;
+  d.n = n, d.k = k, d.g = g;
+  d.target = GG_TARGET_GFX942;
+  d.tile = {tile_m, tile_n, tile_k, 0, GG_LOOP_ROLLED, 1};
+  return d;
+}
+
+// The launch time estimate, by hand: at decode the bytes over MI300X's 5.3 TB/s; at
+// large M rounds of tiles over its 304 CUs at 2.1 GHz, each K tile's MFMA cycles over the
+// share the loop can keep them busy.
+TEST(TuneModel, LaunchTimeIsTheLongerOfMfmaAndMemory) {
+  gg_amd_loop_figures f = {0, 1024, 2, 0.5};  // 512 MFMA cycles a K tile, half busy
+  gg_op_desc d = Gfx942(4096, 7168, 8, 128, 128, 128);
+  double bytes = 16.0 * 7168 + 8.0 * 4096 * 7168 + 2.0 * 16 * 4096;
+  EXPECT_NEAR(gg_amd_modelled_us(&d, 16, &f), bytes / 5.3e12 * 1e6, 1e-6);
+  // 16384 rows: 8 x 16 x 32 = 4096 tiles, 14 rounds of 304, 56 K tiles of 1024 cycles.
+  EXPECT_NEAR(gg_amd_modelled_us(&d, 16384, &f), 14.0 * 56 * 1024 / 2100.0, 1e-6);
+  // One row, MFMAs at full rate: one group's weights through the L2 paths of the 32 CUs
+  // its tiles occupy take longer than its 56 K tiles of 128 cycles, and than HBM.
+  gg_amd_loop_figures quick = {0, 256, 2, 1.0};
+  double one = 7168.0 + 4096.0 * 7168 + 2.0 * 4096;
+  EXPECT_NEAR(gg_amd_modelled_us(&d, 1, &quick), one / (32 * (2048.0 / 38)) / 2100.0, 1e-6);
+  gg_amd_loop_figures parsed;
+  ASSERT_EQ(gg_amd_loop_figures_parse("isa_lines=1 scratch_bytes=0 loop_mfma=32 loop_tiles=2 "
+                                      "loop_mfma_cycles=1024 share_bound=0.50 compile_ms=1",
+                                      &parsed), GG_OK);
+  EXPECT_EQ(parsed.loop_mfma_cycles, 1024);
+  EXPECT_EQ(parsed.loop_tiles, 2);
+  EXPECT_DOUBLE_EQ(parsed.share_bound, 0.5);
+  gg_status status = gg_amd_loop_figures_parse("isa_lines=1 scratch_bytes=0 loop=none", &parsed);
+  EXPECT_EQ(gg_status_code_of(status), GG_STATUS_UNIMPLEMENTED);
+  gg_status_free(status);
+}
+
+// sim runs on several threads at once (the modelled sweep checks candidates in parallel):
+// each run keeps its own state.
+TEST(TuneModel, SimRunsOnThreadsAtOnce) {
+  auto run = [](uint64_t seed, int* passed) {
+    gg_problem_spec spec = {};
+    spec.desc = Gfx942(128, 384, 2, 64, 64, 128);
+    spec.desc.layout = GG_LAYOUT_SIZES;
+    int64_t extents[2] = {69, 3};
+    spec.extents = extents;
+    spec.m = GG_DYNAMIC;
+    spec.data = GG_DATA_RANDOM;
+    spec.seed = seed;
+    gg_check_result r = {};
+    gg_status status = gg_check_run(&spec, GG_CHECK_SIM, 0, &r);
+    *passed = !status && r.passed;
+    gg_status_free(status);
+    gg_check_result_free(&r);
+  };
+  for (int round = 0; round < 3; ++round) {
+    int passed[4] = {0, 0, 0, 0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) threads.emplace_back(run, uint64_t(100 * round + t), &passed[t]);
+    for (std::thread& t : threads) t.join();
+    for (int t = 0; t < 4; ++t) EXPECT_TRUE(passed[t]) << "round " << round << " thread " << t;
+  }
 }
 
 }  // namespace

@@ -4,7 +4,13 @@
 //
 //   gg tune --target host -o TABLE [--list FILE|-] [descriptor flags] [--threads T]
 //           [--repeat N] [--allow-fast] [--device NAME]
+//   gg tune --target gfx942|gfx950 --model -o TABLE [--list FILE|-] [descriptor flags]
+//           [--threads T]
 //   gg tune --target T --candidates --list FILE|-
+//
+// --model ranks AMD candidates, which no machine here can time, by the K loop model's
+// launch time (compiler/amd_estimate.h), after pruning those that spill or have no loop
+// to model and checking the rest in sim; the entries carry no device name (modelled).
 //
 // --candidates sweeps nothing: it prints, for each line of the list, the line once per
 // candidate with its --tile (and --split-k), for `gg bundle --list` and for sweeps that
@@ -22,12 +28,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/amd_estimate.h"
+#include "compiler/target.h"
 #include "gg/gg.h"
 #include "runtime/clock.h"
+#include "runtime/parallel.h"
 #include "runtime/files.h"
 #include "runtime/text.h"
 #include "runtime/tune.h"
 #include "tests/reference/problem.h"
+#include "tests/support/check.h"
 #include "tests/support/verify.h"
 #include "tools/flags.h"
 
@@ -146,6 +156,142 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
   return 0;
 }
 
+// --model (AMD): what one candidate configuration gave, kept for the run, since the lines
+// of one shape (its rows-per-group buckets) share their kernels.
+typedef struct modelled {
+  char desc[512];  // gg_op_desc_format of the candidate
+  gg_amd_loop_figures figures;
+  char refused[256];  // why it is left out ("" when it is kept)
+} modelled;
+
+typedef struct model_cache {
+  modelled* items;
+  size_t count;
+} model_cache;
+
+typedef struct model_batch {
+  const gg_op_desc* descs;
+  modelled* out;
+  uint64_t seed;
+} model_batch;
+
+// The candidate's tile on a problem small enough for sim: two groups (a partial row tile
+// and a few rows), two column tiles and three K tiles at most.
+static gg_status check_in_sim(const gg_op_desc* desc, uint64_t seed, int* passed) {
+  gg_problem_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.desc = *desc;
+  spec.desc.n = desc->n < 2 * (int64_t)desc->tile.n ? desc->n : 2 * (int64_t)desc->tile.n;
+  spec.desc.k = desc->k < 3 * (int64_t)desc->tile.k ? desc->k : 3 * (int64_t)desc->tile.k;
+  spec.desc.g = 2;
+  int64_t extents[2] = {desc->tile.m + 5, 3};
+  spec.extents = extents;
+  spec.m = GG_DYNAMIC;
+  spec.data = GG_DATA_RANDOM;
+  spec.seed = seed;
+  gg_check_result r;
+  memset(&r, 0, sizeof r);
+  GG_RETURN_IF_ERROR(gg_check_run(&spec, GG_CHECK_SIM, 0, &r));
+  *passed = r.passed;
+  gg_check_result_free(&r);
+  return GG_OK;
+}
+
+// Compiles candidate i for its statistics, prunes what spills or cannot be modelled, and
+// checks the rest in sim.
+static void model_one(void* user, size_t i) {
+  model_batch* b = user;
+  modelled* m = &b->out[i];
+  gg_text stats;
+  gg_text_init(&stats);
+  gg_status status = gg_compile_stats(&b->descs[i], &stats);
+  if (!status) status = gg_amd_loop_figures_parse(gg_text_str(&stats), &m->figures);
+  gg_text_free(&stats);
+  int passed = 0;
+  if (status) {
+    snprintf(m->refused, sizeof m->refused, "%s", gg_status_message(status));
+  } else if (m->figures.scratch_bytes > 0) {
+    snprintf(m->refused, sizeof m->refused, "spills: %lld bytes of scratch", (long long)m->figures.scratch_bytes);
+  } else if ((status = check_in_sim(&b->descs[i], b->seed + i, &passed))) {
+    snprintf(m->refused, sizeof m->refused, "sim: %s", gg_status_message(status));
+  } else if (!passed) {
+    snprintf(m->refused, sizeof m->refused, "REJECTED: wrong in sim against the reference");
+  }
+  gg_status_free(status);
+}
+
+// One descriptor's modelled sweep (AMD: nothing to time, docs/tuning.md): every candidate
+// compiled (in parallel; once a run), pruned, checked in sim, ranked by the K loop model's
+// launch time at the line's rows, the fastest recorded with no device name.
+static int tune_modelled(model_cache* cache, const gg_flags* f, int threads, const char* table) {
+  gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES];
+  size_t count = gg_tune_candidates(&f->desc, 0, candidates);
+  if (count == 0) return gg_flags_reject("%s", "no candidate configuration is valid for this descriptor");
+  gg_op_desc descs[GG_TUNE_MAX_CANDIDATES], fresh[GG_TUNE_MAX_CANDIDATES];
+  size_t index[GG_TUNE_MAX_CANDIDATES], missing = 0;
+  modelled* grown = realloc(cache->items, (cache->count + count) * sizeof *grown);
+  if (!grown) return gg_status_exit(gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
+  cache->items = grown;
+  for (size_t i = 0; i < count; ++i) {
+    candidate_desc(&f->desc, &candidates[i], &descs[i]);
+    char text[512];
+    gg_op_desc_format(&descs[i], text, sizeof text);
+    index[i] = cache->count + missing;
+    for (size_t c = 0; c < cache->count; ++c)
+      if (!strcmp(cache->items[c].desc, text)) index[i] = c;
+    if (index[i] == cache->count + missing) {
+      memset(&cache->items[index[i]], 0, sizeof cache->items[index[i]]);
+      snprintf(cache->items[index[i]].desc, sizeof cache->items[index[i]].desc, "%s", text);
+      fresh[missing++] = descs[i];
+    }
+  }
+  double start = gg_now_ms();
+  model_batch b = {fresh, cache->items + cache->count, (uint64_t)gg_now_ms()};
+  gg_parallel_for(missing, threads, model_one, &b);
+  cache->count += missing;
+  double compile_ms = gg_now_ms() - start;
+
+  gg_problem_spec spec = gg_flags_problem(f);
+  gg_problem* problem;
+  gg_status status = gg_problem_create(&spec, &problem);  // for the grouped extent m
+  if (status) return gg_status_exit(status);
+  int64_t m = problem->m;
+  gg_problem_destroy(problem);
+  int best = -1, refused = 0;
+  double best_us = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const modelled* r = &cache->items[index[i]];
+    char label[96];
+    gg_tune_candidate_label(&candidates[i], label, sizeof label);
+    if (r->refused[0]) {
+      printf("  %-28s left out: %s\n", label, r->refused);
+      ++refused;
+      continue;
+    }
+    double us = gg_amd_modelled_us(&descs[i], m, &r->figures);
+    printf("  %-28s %10.2f us modelled (share_bound %.2f)\n", label, us, r->figures.share_bound);
+    if (best < 0 || us < best_us) best = (int)i, best_us = us;
+  }
+  if (best < 0) {
+    fprintf(stderr, "error: every candidate was left out\n");
+    return GG_EXIT_FAIL;
+  }
+  gg_tune_entry entry;
+  entry.key = gg_tune_key_of(&f->desc, m, "");  // no device: modelled
+  entry.best = candidates[best];
+  entry.time_us = best_us;
+  status = gg_tune_db_record(table, &entry);
+  if (status) return gg_status_exit(status);
+  char key[256], label[96];
+  gg_tune_key_format(&entry.key, key, sizeof key);
+  gg_tune_candidate_label(&entry.best, label, sizeof label);
+  printf("tuned %s: %s %.2f us modelled (%zu candidates, %d left out; %zu compiled and checked in "
+         "sim in %.0f ms on %d threads)\n",
+         key, label, best_us, count, refused, missing, compile_ms, threads);
+  fflush(stdout);
+  return 0;
+}
+
 // One list line's candidates in its own accumulation, each as the line with its tile.
 static void print_candidates(const gg_flags* f, const char* line) {
   gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES];
@@ -166,7 +312,8 @@ int gg_tune_main(int argc, char** argv) {
   gg_flags_init(&f);
   const char *table = NULL, *list = NULL, *device = "";
   int64_t threads = 0, repeat = 20;
-  int allow_fast = 0, candidates_only = 0, code = 0;
+  int allow_fast = 0, candidates_only = 0, model = 0, code = 0;
+  model_cache cache = {NULL, 0};
   for (int i = 2; i < argc && !code; ++i) {
     int taken = gg_flags_take(&f, argc, argv, &i);
     if (taken >= 0) {
@@ -175,6 +322,8 @@ int gg_tune_main(int argc, char** argv) {
       allow_fast = 1;
     } else if (!strcmp(argv[i], "--candidates")) {
       candidates_only = 1;
+    } else if (!strcmp(argv[i], "--model")) {
+      model = 1;
     } else if (strcmp(argv[i], "-o") && strcmp(argv[i], "--list") && strcmp(argv[i], "--threads") &&
                strcmp(argv[i], "--repeat") && strcmp(argv[i], "--device")) {
       code = gg_flags_reject("unknown flag '%s'", argv[i]);
@@ -198,26 +347,31 @@ int gg_tune_main(int argc, char** argv) {
   if (!code && candidates_only && (!list || f.op >= 0))
     code = gg_flags_reject("%s", "--candidates takes a --list of descriptors and no descriptor flags");
   if (!code && candidates_only) candidates_only = 2;  // below: print, sweep nothing
+  int amd = !strcmp(target, "gfx942") || !strcmp(target, "gfx950");
+  if (!code && model && (candidates_only || !amd))
+    code = gg_flags_reject("%s", "--model ranks AMD candidates (--target gfx942|gfx950) by the K "
+                                 "loop model; it does not combine with --candidates");
   // The launches are timed around the verify path's copies, which is the host kernel's
   // time but not a GPU kernel's: sm_90a needs device timing (docs/tuning.md).
   if (!code && !candidates_only && !strcmp(target, "sm_90a"))
-    code = gg_flags_reject("%s", "gg tune times host kernels; sm_90a needs CUDA-event timing on "
-                                 "rotated inputs, not built yet (docs/tuning.md)");
-  if (!code && !candidates_only && strcmp(target, "host"))
-    code = gg_flags_reject("gg tune times kernels on the host, not '%s' (AMD tables come from "
-                           "the K loop model)",
+    code = gg_flags_reject("%s", "gg tune times host kernels; sm_90a is timed on the GPU (the "
+                                 "runtime's GG_AUTOTUNE, or bench/gpu/bench.py --tune: docs/tuning.md)");
+  if (!code && !candidates_only && !model && strcmp(target, "host"))
+    code = gg_flags_reject("gg tune times kernels on the host, not '%s' (AMD: --model, the K "
+                           "loop model's ranking)",
                            target);
   if (!code && !candidates_only && !table) code = gg_flags_reject("%s", "-o TABLE is required");
   if (!code && !list && f.op < 0)
     code = gg_flags_reject("%s", "nothing to tune: give descriptor flags, or --list FILE (- for stdin)");
   if (threads == 0) threads = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
   gg_context* context = NULL;
-  if (!code && !candidates_only) {
+  if (!code && !candidates_only && !model) {
     gg_status status = gg_context_create(NULL, &context);
     if (status) code = gg_status_exit(status);
   }
   if (!code && f.op >= 0 && !(code = gg_flags_finish(&f)))
-    code = tune_one(context, &f, (int)threads, (int)repeat, allow_fast, device, table);
+    code = model ? tune_modelled(&cache, &f, (int)threads, table)
+                 : tune_one(context, &f, (int)threads, (int)repeat, allow_fast, device, table);
   gg_text text;
   gg_text_init(&text);
   if (!code && list) {
@@ -242,7 +396,8 @@ int gg_tune_main(int argc, char** argv) {
         ++tuned;
       } else if (!code && !blank) {
         printf("# %s\n", line);
-        code = tune_one(context, &one, (int)threads, (int)repeat, allow_fast, device, table);
+        code = model ? tune_modelled(&cache, &one, (int)threads, table)
+                     : tune_one(context, &one, (int)threads, (int)repeat, allow_fast, device, table);
         ++tuned;
       }
       gg_flags_free(&one);
@@ -251,6 +406,7 @@ int gg_tune_main(int argc, char** argv) {
     if (!code && tuned == 0) code = gg_flags_reject("the list %s holds no descriptor", list);
   }
   gg_text_free(&text);
+  free(cache.items);
   gg_context_destroy(context);
   gg_flags_free(&f);
   return code;
