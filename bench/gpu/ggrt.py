@@ -88,9 +88,13 @@ class Runtime:
         if autotune:
             # Tune each key on its first launch (docs/tuning.md); its log lines are printed.
             options.autotune = 1
-            self._log = C.CFUNCTYPE(None, C.c_void_p, C.c_int, C.c_char_p)(
-                lambda user, level, message: print("  gg:", message.decode(), flush=True)
-                if message.startswith(b"autotune") else None)
+            self.autotune_log = []
+
+            def log(user, level, message):
+                if message.startswith(b"autotune"):
+                    self.autotune_log.append(message.decode())
+                    print("  gg:", message.decode(), flush=True)
+            self._log = C.CFUNCTYPE(None, C.c_void_p, C.c_int, C.c_char_p)(log)
             options.log = C.cast(self._log, C.c_void_p)
             options.log_level = 1  # GG_LOG_INFO
         context = C.c_void_p()

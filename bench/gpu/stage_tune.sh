@@ -11,7 +11,7 @@ BIN=$(bazel info -c opt bazel-bin)
 mkdir -p "$D"
 rm -f "$D/libgg_runtime.so"
 cp "$BIN/sdk/libgg_runtime.so" "$D/libgg_runtime.so"
-cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/tune.py "$D/"
+cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/tune.py bench/gpu/autotune_check.py "$D/"
 python3 bench/gpu/tune.py base > "$D/base.list"
 "$BIN/tools/gg" tune --target sm_90a --candidates --list "$D/base.list" > "$D/candidates.list"
 cat "$D/base.list" "$D/candidates.list" > "$D/kernels.list"
