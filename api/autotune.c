@@ -35,6 +35,9 @@ static void note_once(gg_context* context, unsigned note, const char* message) {
   if (first) gg_log(context, GG_LOG_INFO, "autotune: %s", message);
 }
 
+// The stream the caller launches on (NULL: the legacy default stream).
+static void* stream_of(const gg_checked_call* call) { return call->launch ? call->launch->stream : NULL; }
+
 // Scratch for a sweep on the call's device: the output the entry points' kernel writes
 // (the reference), each candidate's output, copies of B, and both outputs on the host.
 typedef struct scratch {
@@ -84,12 +87,15 @@ static gg_status scratch_make(gg_context* context, const gg_checked_call* call, 
   GG_RETURN_IF_ERROR(gg_context_cuda(context, call->device_id, &s->cuda));
   GG_RETURN_IF_ERROR(gg_cuda_alloc(s->cuda, s->out_bytes, &s->out));
   GG_RETURN_IF_ERROR(gg_cuda_alloc(s->cuda, s->out_bytes, &s->reference));
+  // B is whole once the caller's stream has run what it queued; the copies (on the
+  // legacy stream) are whole before any launch on the caller's stream reads them.
+  GG_RETURN_IF_ERROR(gg_cuda_stream_synchronize(s->cuda, stream_of(call)));
   size_t wanted = s->b_bytes ? (ROTATED_B_BYTES + s->b_bytes - 1) / s->b_bytes : 1;
   for (; s->b_copies < MAX_B_COPIES && (size_t)s->b_copies < wanted; ++s->b_copies) {
     GG_RETURN_IF_ERROR(gg_cuda_alloc(s->cuda, s->b_bytes, &s->b[s->b_copies]));
     GG_RETURN_IF_ERROR(gg_cuda_copy_on_device(s->cuda, s->b[s->b_copies], s->b[0], s->b_bytes));
   }
-  return GG_OK;
+  return gg_cuda_stream_synchronize(s->cuda, NULL);
 }
 
 // Fills the device buffer `where` with 0xFF bytes (a bf16 NaN), so what a kernel leaves
@@ -103,7 +109,6 @@ static gg_status poison(scratch* s, void* where) {
   return gg_cuda_copy_to_device(s->cuda, where, s->host_out, s->out_bytes);
 }
 
-static void* stream_of(const gg_checked_call* call) { return call->launch ? call->launch->stream : NULL; }
 
 // Runs kernel on the call's inputs (B from copy b) into `out`.
 static gg_status run(gg_context* context, gg_kernel* kernel, const gg_checked_call* call, scratch* s,
