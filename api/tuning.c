@@ -14,20 +14,9 @@ gg_status gg_context_merge_tuning(gg_context* context, const char* name, const g
     gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", name, db->damaged);
   gg_status status = GG_OK;
   pthread_mutex_lock(&context->mutex);
-  gg_tune_db* into = &context->tuning;
-  for (size_t i = 0; i < db->count; ++i) {
-    gg_tune_entry* same = (gg_tune_entry*)gg_tune_db_find(into, &db->entries[i].key);
-    if (same) {
-      *same = db->entries[i];
-      continue;
-    }
-    gg_tune_entry* grown = realloc(into->entries, (into->count + 1) * sizeof *grown);
-    if (!grown) {
-      status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "tuning table %s: out of memory", name);
-      break;
-    }
-    into->entries = grown;
-    into->entries[into->count++] = db->entries[i];
+  for (size_t i = 0; i < db->count && !status; ++i) {
+    status = gg_tune_db_put(&context->tuning, &db->entries[i]);
+    if (status) status = gg_status_annotate(status, "tuning table %s", name);
   }
   pthread_mutex_unlock(&context->mutex);
   gg_log(context, GG_LOG_INFO, "tuning table %s: %zu entries", name, db->count);

@@ -96,6 +96,8 @@ gg_status gg_tune_db_load(const char* path, gg_tune_db* db);
 gg_status gg_tune_db_parse(const char* text, gg_tune_db* db);
 void gg_tune_db_free(gg_tune_db* db);
 const gg_tune_entry* gg_tune_db_find(const gg_tune_db* db, const gg_tune_key* key);
+// Adds entry to db in memory, replacing one of the same key.
+gg_status gg_tune_db_put(gg_tune_db* db, const gg_tune_entry* entry);
 // Adds entry to the database at path, replacing one of the same key: under an exclusive
 // lock on path + ".lock" (concurrent writers, threads or processes, each keep theirs), the
 // file is read again, changed, and written whole, atomically (readers see the old file or

@@ -83,8 +83,7 @@ void gg_tune_db_free(gg_tune_db* db) {
   memset(db, 0, sizeof *db);
 }
 
-// Adds or replaces (by key) entry in db.
-static gg_status db_put(gg_tune_db* db, const gg_tune_entry* entry) {
+gg_status gg_tune_db_put(gg_tune_db* db, const gg_tune_entry* entry) {
   for (size_t i = 0; i < db->count; ++i)
     if (gg_tune_key_equal(&db->entries[i].key, &entry->key)) {
       db->entries[i] = *entry;
@@ -114,7 +113,7 @@ static gg_status db_parse_into(const char* text, gg_tune_db* db) {
           gg_status_free(status);
           ++db->damaged;
         } else {
-          GG_RETURN_IF_ERROR(db_put(db, &entry));
+          GG_RETURN_IF_ERROR(gg_tune_db_put(db, &entry));
         }
       }
     }
@@ -186,7 +185,7 @@ gg_status gg_tune_db_record(const char* path, const gg_tune_entry* entry) {
   }
   gg_tune_db db;
   gg_status status = gg_tune_db_load(path, &db);
-  if (!status) status = db_put(&db, entry);
+  if (!status) status = gg_tune_db_put(&db, entry);
   if (!status) status = db_write(path, &db);  // damaged lines are not written back
   gg_tune_db_free(&db);
   flock(lock, LOCK_UN);

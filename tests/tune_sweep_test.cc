@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/amd_estimate.h"
+#include "gg/gg.h"
 #include "runtime/tune.h"
 #include "tests/support/check.h"
 #include "tools/cli.h"
@@ -152,6 +153,56 @@ TEST_F(TuneSweep, RefusesWhatItCannotTune) {
   for (const char* a : no_table) argv.push_back(const_cast<char*>(a));
   EXPECT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 2);
   EXPECT_EQ(access(table.c_str(), F_OK), -1) << "nothing written";
+}
+
+// A bundle built for a table (--table, besides the shipped ones) holds the kernels its
+// entries name for the bundle's descriptors, so that a runtime-only context taking the
+// table finds the tuned kernel; without the table, the rule's kernel alone.
+TEST(TuneBundle, ABundleBuiltForATableHoldsItsTunedKernels) {
+  std::string table = Dir() + "/for_bundle.table", bundle = Dir() + "/tuned.ggb";
+  unlink(table.c_str());
+  gg_op_desc d = {};
+  d.layout = GG_LAYOUT_SIZES;
+  d.fp8 = GG_FP8_E4M3FN;
+  d.n = 192, d.k = 384, d.g = 3;
+  d.target = GG_TARGET_HOST;
+  gg_tune_entry e = {};
+  e.key = gg_tune_key_of(&d, 130, "");
+  e.best.tile = {64, 64, 128, 0, GG_LOOP_ROLLED, 1};
+  e.best.accum = GG_ACCUM_PROMOTED;
+  e.time_us = 1;
+  ASSERT_EQ(gg_tune_db_record(table.c_str(), &e), GG_OK);
+  const char* args[] = {"gg", "bundle", "--target", "host", "-o", bundle.c_str(), "--table", table.c_str(),
+                        "--op", "stacked", "--groups", "40,0,90", "--N", "192", "--K", "384", "--threads", "2"};
+  std::vector<char*> argv;
+  for (const char* a : args) argv.push_back(const_cast<char*>(a));
+  ASSERT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 0);
+  gg_context_options options;
+  gg_context_options_init(&options);
+  options.cache_dir = "";
+  const char* bundles[] = {bundle.c_str()};
+  options.bundles = bundles;
+  options.bundle_count = 1;
+  gg_context* context = nullptr;
+  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  int tuned = 0;
+  for (size_t i = 0; i < gg_context_bundle_kernel_count(context); ++i) {
+    gg_bundle_kernel_info info;
+    ASSERT_EQ(gg_context_bundle_kernel(context, i, &info), GG_OK);
+    tuned += info.desc.tile.m == 64 && info.desc.tile.n == 64 && info.desc.tile.k == 128;
+  }
+  EXPECT_EQ(tuned, 1) << "the table's kernel is in the bundle";
+  gg_context_destroy(context);
+  // Without the table, only the rule's kernel.
+  argv[6] = const_cast<char*>("--threads");
+  argv[7] = const_cast<char*>("1");
+  ASSERT_EQ(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 0);
+  ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
+  EXPECT_EQ(gg_context_bundle_kernel_count(context), 1u);
+  gg_context_destroy(context);
+  argv[6] = const_cast<char*>("--table");
+  argv[7] = const_cast<char*>("/nonexistent/gg.table");
+  EXPECT_NE(gg_cli_main(static_cast<int>(argv.size()), argv.data()), 0) << "a table named must exist";
 }
 
 // AMD's modelled sweep: every candidate compiled on two threads, those that spill pruned,

@@ -21,8 +21,10 @@
 #include "gg/op.h"
 #include "runtime/checked.h"
 #include "runtime/table.h"
+#include "runtime/tune.h"
 #include "tests/reference/problem.h"
 #include "tests/support/check.h"
+#include "tuning/shipped.h"
 
 enum {
   EXIT_PASS = GG_EXIT_PASS,
@@ -255,6 +257,7 @@ typedef struct bundle_list {
   char** flags;
   size_t count, capacity;
   size_t given;  // descriptors given (each may add its large-M kernel)
+  gg_tune_db tables;  // the tuning tables the entry points would use (tuned kernels bundled)
 } bundle_list;
 
 static int bundle_list_add(bundle_list* l, const gg_op_desc* desc, const char* flags) {
@@ -321,7 +324,19 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
   gg_tile_config tile = gg_tile_config_for(desc, GG_LARGE_M_ROWS), standard = gg_tile_config_default();
   if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k)
     code = bundle_list_add_tile(l, desc, flags, tile);
-  if (desc->target != GG_TARGET_SM90A || desc->tile.split_k > 1) return code;
+  // The tuned tiles of every table entry for this descriptor, at any rows and device.
+  for (size_t i = 0; !code && i < l->tables.count; ++i) {
+    const gg_tune_entry* e = &l->tables.entries[i];
+    gg_tune_key key = gg_tune_key_of(desc, 0, e->key.device);
+    key.m_bucket = e->key.m_bucket;
+    gg_op_desc tuned = *desc;
+    tuned.tile = e->best.tile;
+    gg_status refused = gg_op_desc_validate(&tuned);
+    if (!refused && gg_tune_key_equal(&key, &e->key) && e->best.accum == desc->accum)
+      code = bundle_list_add_tile(l, desc, flags, e->best.tile);
+    gg_status_free(refused);
+  }
+  if (code || desc->target != GG_TARGET_SM90A || desc->tile.split_k > 1) return code;
   // The rule's split falls as M grows, to 1 well before 132 tiles of 128 rows.
   for (int64_t m = 1; !code && m <= GG_SM90_PLANNED_SMS * 128; m = m < 64 ? m + 1 : m * 2) {
     gg_tile_config at = gg_tile_config_for_launch(desc, m);
@@ -330,10 +345,31 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
   return code;
 }
 
+// The tables a bundle serves: those shipped in tuning/ (every context loads them) and the
+// one --table names.
+static int bundle_tables_load(bundle_list* l, const char* table) {
+  gg_status status = GG_OK;
+  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name && !status; ++t) {
+    gg_tune_db db;
+    status = gg_tune_db_parse(t->text, &db);
+    for (size_t i = 0; !status && i < db.count; ++i) status = gg_tune_db_put(&l->tables, &db.entries[i]);
+    gg_tune_db_free(&db);
+  }
+  if (!status && table) {
+    gg_tune_db db;
+    status = access(table, R_OK) != 0 ? gg_status_make(GG_STATUS_IO, "--table %s: %s", table, strerror(errno))
+                                      : gg_tune_db_load(table, &db);
+    for (size_t i = 0; !status && i < db.count; ++i) status = gg_tune_db_put(&l->tables, &db.entries[i]);
+    if (!status) gg_tune_db_free(&db);
+  }
+  return status ? status_exit(status) : 0;
+}
+
 static void bundle_list_free(bundle_list* l) {
   for (size_t i = 0; i < l->count; ++i) free(l->flags[i]);
   free(l->flags);
   free(l->descs);
+  gg_tune_db_free(&l->tables);
 }
 
 // Adds every descriptor line of text (a list file) whose target must be `target`.
@@ -382,11 +418,11 @@ static int distinct_kernels(const bundle_list* l) {
   return count;
 }
 
-// gg bundle --target T -o FILE [--list FILE|-] [descriptor flags] [--threads T]
+// gg bundle --target T -o FILE [--list FILE|-] [descriptor flags] [--threads T] [--table TABLE]
 static int command_bundle(int argc, char** argv) {
   gg_flags f;
   gg_flags_init(&f);
-  const char *output = NULL, *list = NULL;
+  const char *output = NULL, *list = NULL, *table = NULL;
   int64_t threads = 0;
   int code = 0;
   gg_text words;  // the command line's descriptor flags, as the kernel's flags
@@ -400,12 +436,14 @@ static int command_bundle(int argc, char** argv) {
       if (strcmp(argv[first], "--target") != 0)
         for (int w = first; w <= i; ++w) gg_text_printf(&words, "%s%s", words.length ? " " : "", argv[w]);
     } else if (strcmp(argv[i], "-o") != 0 && strcmp(argv[i], "--list") != 0 &&
-               strcmp(argv[i], "--threads") != 0) {
+               strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--table") != 0) {
       code = reject("unknown flag '%s'", argv[i]);
     } else if (i + 1 >= argc) {
       code = reject("%s needs a value", argv[i]);
     } else if (!strcmp(argv[i], "-o")) {
       output = argv[++i];
+    } else if (!strcmp(argv[i], "--table")) {
+      table = argv[++i];
     } else if (!strcmp(argv[i], "--list")) {
       list = argv[++i];
     } else if (!parse_number(argv[i + 1], 0, 1024, &threads)) {
@@ -423,6 +461,7 @@ static int command_bundle(int argc, char** argv) {
   if (!code && !list && f.op < 0)
     code = reject("%s", "nothing to bundle: give descriptor flags, or --list FILE (- for stdin)");
   bundle_list kernels = {0};
+  if (!code) code = bundle_tables_load(&kernels, table);
   if (!code && f.op >= 0 && !(code = gg_flags_finish(&f))) {
     gg_text_printf(&words, " --target %s", target);
     code = words.failed ? EXIT_FAIL : bundle_list_add_with_variants(&kernels, &f.desc, words.data);
@@ -471,6 +510,7 @@ static void usage(FILE* out) {
           "              isa|hsaco|ptx|cubin | --after PASS] [-o FILE] [--stats]\n"
           "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
           "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
+          "                 [--table TABLE]\n"
           "              [descriptor flags]\n"
           "       gg tune --target host -o TABLE [--list FILE|-] [descriptor flags]\n"
           "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n"
