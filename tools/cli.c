@@ -510,10 +510,11 @@ static void usage(FILE* out) {
           "              isa|hsaco|ptx|cubin | --after PASS] [-o FILE] [--stats]\n"
           "       gg preshuffle --N n --K k [--G g] [--fp8 e4m3fn|e4m3fnuz] [--inverse] IN OUT\n"
           "       gg bundle --target host|gfx942|gfx950|sm_90a -o FILE [--list FILE|-] [--threads T]\n"
-          "                 [--table TABLE]\n"
-          "              [descriptor flags]\n"
+          "              [--table TABLE] [descriptor flags]\n"
           "       gg tune --target host -o TABLE [--list FILE|-] [descriptor flags]\n"
           "              [--threads T] [--repeat N] [--allow-fast] [--device NAME]\n"
+          "       gg tune --target gfx942|gfx950 --model -o TABLE [--list FILE|-] [descriptor flags]\n"
+          "              [--threads T]\n"
           "       gg tune --target T --candidates --list FILE|-\n");
 }
 
