@@ -15,29 +15,13 @@
 #include "gg/gg.h"
 #include "runtime/tune.h"
 #include "tests/support/api_case.h"
+#include "tests/support/log.h"
 
 namespace {
 
 using gg_test::ApiCase;
 using gg_test::Spec;
-
-struct Log {
-  std::vector<std::string> lines;
-  static void Capture(void* user, gg_log_level, const char* message) {
-    static_cast<Log*>(user)->lines.push_back(message);
-  }
-  int Count(const std::string& text) const {
-    int n = 0;
-    for (const std::string& l : lines) n += l.find(text) != std::string::npos;
-    return n;
-  }
-  // Launches of a kernel whose name holds `tile` (e.g. "_t256x64x128_").
-  int Launched(const std::string& tile) const {
-    int n = 0;
-    for (const std::string& l : lines) n += l.rfind("launch ", 0) == 0 && l.find(tile) != std::string::npos;
-    return n;
-  }
-};
+using Log = gg_test::LogCapture;
 
 std::string CacheDir(const char* name) {
   const char* dir = getenv("TEST_TMPDIR");

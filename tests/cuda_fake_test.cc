@@ -26,6 +26,7 @@
 #include "tests/support/desc.h"
 #include "tests/support/dl.h"
 #include "tests/support/fake_cuda.h"
+#include "tests/support/log.h"
 
 namespace {
 
@@ -582,27 +583,15 @@ TEST(FakeCuda, ApiTakesTheShippedTableByDefault) {
   EXPECT_EQ(fake.live_allocations(), 0);
 }
 
-struct CapturedLog {
-  std::vector<std::string> lines;
-  static void Capture(void* user, gg_log_level, const char* message) {
-    static_cast<CapturedLog*>(user)->lines.push_back(message);
-  }
-  int Count(const std::string& text) const {
-    int n = 0;
-    for (const std::string& l : lines) n += l.find(text) != std::string::npos;
-    return n;
-  }
-};
-
 // Replaces c's context by a memory-only one that autotunes and logs into log.
-void AutotuningContext(StackedCall* c, CapturedLog* log) {
+void AutotuningContext(StackedCall* c, gg_test::LogCapture* log) {
   gg_context_destroy(c->context);
   gg_context_options options;
   gg_context_options_init(&options);
   options.cache_dir = "";
   options.gpu = -1;
   options.autotune = 1;
-  options.log = CapturedLog::Capture;
+  options.log = gg_test::LogCapture::Capture;
   options.log_user = log;
   options.log_level = GG_LOG_DEBUG;
   c->context = nullptr;
@@ -616,7 +605,7 @@ TEST(FakeCuda, AutotuneNeverBenchmarksWhileCapturing) {
     StackedCall c;
     MakeStackedCall(Desc(GG_LAYOUT_SIZES), 19, &c);
     if (HasFatalFailure()) return;
-    CapturedLog log;
+    gg_test::LogCapture log;
     AutotuningContext(&c, &log);
     if (HasFatalFailure()) return;
     void* stream;
@@ -651,7 +640,7 @@ TEST(FakeCuda, AutotuneSweepsOnTheCallersStreamOnce) {
     StackedCall c;
     MakeStackedCall(Desc(GG_LAYOUT_SIZES), 23, &c);
     if (HasFatalFailure()) return;
-    CapturedLog log;
+    gg_test::LogCapture log;
     AutotuningContext(&c, &log);
     if (HasFatalFailure()) return;
     int allocations = fake.live_allocations();

@@ -13,23 +13,13 @@
 #include "runtime/tune.h"
 #include "tests/support/api_case.h"
 #include "tests/support/desc.h"
+#include "tests/support/log.h"
 
 namespace {
 
 using gg_test::ApiCase;
 using gg_test::Spec;
-
-struct Log {
-  std::vector<std::string> lines;
-  static void Capture(void* user, gg_log_level, const char* message) {
-    static_cast<Log*>(user)->lines.push_back(message);
-  }
-  bool Has(const std::string& text) const {
-    for (const std::string& l : lines)
-      if (l.find(text) != std::string::npos) return true;
-    return false;
-  }
-};
+using Log = gg_test::LogCapture;
 
 gg_context* Context(Log* log) {
   gg_context_options options;

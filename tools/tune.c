@@ -60,6 +60,24 @@ static gg_status launch(void* user, const gg_problem* problem, gg_check_result* 
   return GG_OK;
 }
 
+// Records the sweep's winner for desc over m rows on `device` in the table, and prints
+// "tuned KEY: LABEL us SUMMARY"; 0 or an exit code.
+static int record_best(const char* table, const gg_op_desc* desc, int64_t m, const char* device,
+                       const gg_tune_candidate* best, double us, const char* summary) {
+  gg_tune_entry entry;
+  entry.key = gg_tune_key_of(desc, m, device);
+  entry.best = *best;
+  entry.time_us = us;
+  gg_status status = gg_tune_db_record(table, &entry);
+  if (status) return gg_status_exit(status);
+  char key[256], label[96];
+  gg_tune_key_format(&entry.key, key, sizeof key);
+  gg_tune_candidate_label(&entry.best, label, sizeof label);
+  printf("tuned %s: %s %.2f us %s\n", key, label, us, summary);
+  fflush(stdout);
+  return 0;
+}
+
 // The median microseconds of `repeat` launches of a checked candidate (the CPU clock).
 static gg_status time_launches(const gg_problem* problem, broken_launch* b, int repeat,
                                gg_check_result* result, double* us) {
@@ -141,19 +159,10 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
     fprintf(stderr, "error: every candidate failed its check or its compile\n");
     return GG_EXIT_FAIL;
   }
-  gg_tune_entry entry;
-  entry.key = gg_tune_key_of(&f->desc, m, device);
-  entry.best = candidates[best];
-  entry.time_us = best_us;
-  status = gg_tune_db_record(table, &entry);
-  if (status) return gg_status_exit(status);
-  char key[256], label[96];
-  gg_tune_key_format(&entry.key, key, sizeof key);
-  gg_tune_candidate_label(&entry.best, label, sizeof label);
-  printf("tuned %s: %s %.2f us (%zu candidates, %d rejected, compiled in %.0f ms on %d threads)\n",
-         key, label, best_us, count, rejected, compile_ms, threads);
-  fflush(stdout);
-  return 0;
+  char summary[256];
+  snprintf(summary, sizeof summary, "(%zu candidates, %d rejected, compiled in %.0f ms on %d threads)",
+           count, rejected, compile_ms, threads);
+  return record_best(table, &f->desc, m, device, &candidates[best], best_us, summary);
 }
 
 // --model (AMD): what one candidate configuration gave, kept for the run, since the lines
@@ -276,20 +285,10 @@ static int tune_modelled(model_cache* cache, const gg_flags* f, int threads, con
     fprintf(stderr, "error: every candidate was left out\n");
     return GG_EXIT_FAIL;
   }
-  gg_tune_entry entry;
-  entry.key = gg_tune_key_of(&f->desc, m, "");  // no device: modelled
-  entry.best = candidates[best];
-  entry.time_us = best_us;
-  status = gg_tune_db_record(table, &entry);
-  if (status) return gg_status_exit(status);
-  char key[256], label[96];
-  gg_tune_key_format(&entry.key, key, sizeof key);
-  gg_tune_candidate_label(&entry.best, label, sizeof label);
-  printf("tuned %s: %s %.2f us modelled (%zu candidates, %d left out; %zu compiled and checked in "
-         "sim in %.0f ms on %d threads)\n",
-         key, label, best_us, count, refused, missing, compile_ms, threads);
-  fflush(stdout);
-  return 0;
+  char summary[256];
+  snprintf(summary, sizeof summary, "modelled (%zu candidates, %d left out; %zu compiled and checked "
+           "in sim in %.0f ms on %d threads)", count, refused, missing, compile_ms, threads);
+  return record_best(table, &f->desc, m, "", &candidates[best], best_us, summary);  // no device
 }
 
 // One list line's candidates in its own accumulation, each as the line with its tile.
