@@ -233,11 +233,27 @@ static void model_one(void* user, size_t i) {
 // compiled (in parallel; once a run), pruned, checked in sim, ranked by the K loop model's
 // launch time at the line's rows, the fastest recorded with no device name.
 static int tune_modelled(model_cache* cache, const gg_flags* f, int threads, const char* table) {
-  gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES];
+  gg_problem_spec spec = gg_flags_problem(f);
+  gg_problem* problem;
+  gg_status status = gg_problem_create(&spec, &problem);  // for the grouped extent m
+  if (status) return gg_status_exit(status);
+  int64_t m = problem->m;
+  gg_problem_destroy(problem);
+  gg_tune_candidate candidates[GG_TUNE_MAX_CANDIDATES + 1];
   size_t count = gg_tune_candidates(&f->desc, 0, candidates);
   if (count == 0) return gg_flags_reject("%s", "no candidate configuration is valid for this descriptor");
-  gg_op_desc descs[GG_TUNE_MAX_CANDIDATES], fresh[GG_TUNE_MAX_CANDIDATES];
-  size_t index[GG_TUNE_MAX_CANDIDATES], missing = 0;
+  // The entry points' own choice is always a candidate (the large-M rule's 256-wide tiles
+  // take waves_per_eu 1, outside the space), so that the table never ranks below it.
+  gg_tune_candidate rule = {gg_tile_config_for_launch(&f->desc, m), f->desc.accum};
+  int has_rule = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const gg_tile_config* c = &candidates[i].tile;
+    has_rule |= c->m == rule.tile.m && c->n == rule.tile.n && c->k == rule.tile.k &&
+                c->waves_per_eu == rule.tile.waves_per_eu;
+  }
+  if (!has_rule) candidates[count++] = rule;
+  gg_op_desc descs[GG_TUNE_MAX_CANDIDATES + 1], fresh[GG_TUNE_MAX_CANDIDATES + 1];
+  size_t index[GG_TUNE_MAX_CANDIDATES + 1], missing = 0;
   modelled* grown = realloc(cache->items, (cache->count + count) * sizeof *grown);
   if (!grown) return gg_status_exit(gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
   cache->items = grown;
@@ -260,12 +276,6 @@ static int tune_modelled(model_cache* cache, const gg_flags* f, int threads, con
   cache->count += missing;
   double compile_ms = gg_now_ms() - start;
 
-  gg_problem_spec spec = gg_flags_problem(f);
-  gg_problem* problem;
-  gg_status status = gg_problem_create(&spec, &problem);  // for the grouped extent m
-  if (status) return gg_status_exit(status);
-  int64_t m = problem->m;
-  gg_problem_destroy(problem);
   int best = -1, refused = 0;
   double best_us = 0;
   for (size_t i = 0; i < count; ++i) {
