@@ -101,14 +101,13 @@ static gg_status scratch_make(gg_context* context, const gg_checked_call* call, 
 // Fills the device buffer `where` with 0xFF bytes (a bf16 NaN), so what a kernel leaves
 // unwritten shows.
 static gg_status poison(scratch* s, void* where) {
-  memset(s->host_out, 0xFF, s->out_bytes);
   if (!s->cuda) {
     memset(where, 0xFF, s->out_bytes);
     return GG_OK;
   }
+  memset(s->host_out, 0xFF, s->out_bytes);  // the bytes to copy there
   return gg_cuda_copy_to_device(s->cuda, where, s->host_out, s->out_bytes);
 }
-
 
 // Runs kernel on the call's inputs (B from copy b) into `out`.
 static gg_status run(gg_context* context, gg_kernel* kernel, const gg_checked_call* call, scratch* s,
@@ -223,11 +222,7 @@ static gg_status sweep(gg_context* context, const gg_checked_call* call, const c
   size_t count = gg_tune_candidates(&call->desc, 0, candidates);
   // The kernel the entry points launch without tuning, last: the reference.
   gg_op_desc descs[GG_TUNE_MAX_CANDIDATES + 1];
-  for (size_t i = 0; i < count; ++i) {
-    descs[i] = call->desc;
-    descs[i].tile = candidates[i].tile;
-    descs[i].accum = candidates[i].accum;
-  }
+  for (size_t i = 0; i < count; ++i) descs[i] = gg_tune_candidate_desc(&call->desc, &candidates[i]);
   descs[count] = call->desc;
   gg_kernel* kernels[GG_TUNE_MAX_CANDIDATES + 1] = {0};
   gg_status statuses[GG_TUNE_MAX_CANDIDATES + 1] = {0};

@@ -1,10 +1,7 @@
 // Tuning tables in a context (docs/tuning.md): loaded and merged, and consulted for the
 // launches whose caller names no tile. Nothing here benchmarks.
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "api/internal.h"
 #include "tuning/shipped.h"
@@ -12,13 +9,10 @@
 gg_status gg_context_merge_tuning(gg_context* context, const char* name, const gg_tune_db* db) {
   if (db->damaged)
     gg_log(context, GG_LOG_INFO, "tuning table %s: %zu damaged lines ignored", name, db->damaged);
-  gg_status status = GG_OK;
   pthread_mutex_lock(&context->mutex);
-  for (size_t i = 0; i < db->count && !status; ++i) {
-    status = gg_tune_db_put(&context->tuning, &db->entries[i]);
-    if (status) status = gg_status_annotate(status, "tuning table %s", name);
-  }
+  gg_status status = gg_tune_db_merge(&context->tuning, db);
   pthread_mutex_unlock(&context->mutex);
+  if (status) return gg_status_annotate(status, "tuning table %s", name);
   gg_log(context, GG_LOG_INFO, "tuning table %s: %zu entries", name, db->count);
   return status;
 }
@@ -26,26 +20,18 @@ gg_status gg_context_merge_tuning(gg_context* context, const char* name, const g
 gg_status gg_context_load_tuning_table(gg_context* context, const char* path) {
   if (!context) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the context is NULL");
   if (!path) return gg_status_make(GG_STATUS_INVALID_ARGUMENT, "the tuning table's path is NULL");
-  // A table the caller names must exist (gg_tune_db_load reads a missing one as empty).
-  if (access(path, R_OK) != 0)
-    return gg_status_make(GG_STATUS_IO, "tuning table %s: %s", path, strerror(errno));
   gg_tune_db db;
-  GG_RETURN_IF_ERROR(gg_tune_db_load(path, &db));
+  GG_RETURN_IF_ERROR(gg_tune_table_read(path, &db));
   gg_status status = gg_context_merge_tuning(context, path, &db);
   gg_tune_db_free(&db);
   return status;
 }
 
 gg_status gg_context_load_shipped_tuning_tables(gg_context* context) {
-  gg_status status = GG_OK;
-  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name && !status; ++t) {
-    char name[128];
-    snprintf(name, sizeof name, "tuning/%s (shipped)", t->name);
-    gg_tune_db db;
-    status = gg_tune_db_parse(t->text, &db);
-    if (!status) status = gg_context_merge_tuning(context, name, &db);
-    gg_tune_db_free(&db);
-  }
+  gg_tune_db db;
+  GG_RETURN_IF_ERROR(gg_shipped_tuning_db(&db));
+  gg_status status = gg_context_merge_tuning(context, "tuning/*.table (shipped)", &db);
+  gg_tune_db_free(&db);
   return status;
 }
 

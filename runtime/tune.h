@@ -52,6 +52,9 @@ typedef struct gg_tune_candidate {
 
 #define GG_TUNE_MAX_CANDIDATES 128
 
+// desc with candidate c's tile and accumulation: the descriptor a sweep compiles for c.
+gg_op_desc gg_tune_candidate_desc(const gg_op_desc* desc, const gg_tune_candidate* c);
+
 // The candidates for desc, in a fixed order, into out (at most GG_TUNE_MAX_CANDIDATES):
 //   gfx942, gfx950: tile_m, tile_n in {64, 128, 256} (blockwise tile_n {128, 256}), tile_k
 //                   {128, 256}, waves_per_eu {0, 2};
@@ -92,12 +95,18 @@ typedef struct gg_tune_db {
 
 // Reads path into db (a missing file is an empty database). Free with gg_tune_db_free.
 gg_status gg_tune_db_load(const char* path, gg_tune_db* db);
+// Reads a table someone named (a file the caller gives, not the database a sweep keeps):
+// as gg_tune_db_load, but a missing or unreadable file is an error (GG_STATUS_IO).
+gg_status gg_tune_table_read(const char* path, gg_tune_db* db);
 // Reads a database's text (a shipped table's, say) into db, as gg_tune_db_load does.
 gg_status gg_tune_db_parse(const char* text, gg_tune_db* db);
 void gg_tune_db_free(gg_tune_db* db);
 const gg_tune_entry* gg_tune_db_find(const gg_tune_db* db, const gg_tune_key* key);
 // Adds entry to db in memory, replacing one of the same key.
 gg_status gg_tune_db_put(gg_tune_db* db, const gg_tune_entry* entry);
+// Puts every entry of `from` into `into`, in order (a later table's entry replaces an
+// earlier one of the same key), and adds up their damaged lines.
+gg_status gg_tune_db_merge(gg_tune_db* into, const gg_tune_db* from);
 // Adds entry to the database at path, replacing one of the same key: under an exclusive
 // lock on path + ".lock" (concurrent writers, threads or processes, each keep theirs), the
 // file is read again, changed, and written whole, atomically (readers see the old file or

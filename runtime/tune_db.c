@@ -96,6 +96,12 @@ gg_status gg_tune_db_put(gg_tune_db* db, const gg_tune_entry* entry) {
   return GG_OK;
 }
 
+gg_status gg_tune_db_merge(gg_tune_db* into, const gg_tune_db* from) {
+  into->damaged += from->damaged;
+  for (size_t i = 0; i < from->count; ++i) GG_RETURN_IF_ERROR(gg_tune_db_put(into, &from->entries[i]));
+  return GG_OK;
+}
+
 static gg_status db_parse_into(const char* text, gg_tune_db* db) {
   for (const char* p = text; *p;) {
     size_t length = strcspn(p, "\n");
@@ -145,6 +151,13 @@ gg_status gg_tune_db_load(const char* path, gg_tune_db* db) {
   gg_text_free(&text);
   if (status) gg_tune_db_free(db);
   return gg_status_annotate(status, "%s", path);
+}
+
+gg_status gg_tune_table_read(const char* path, gg_tune_db* db) {
+  memset(db, 0, sizeof *db);
+  if (access(path, R_OK) != 0)
+    return gg_status_make(GG_STATUS_IO, "tuning table %s: %s", path, strerror(errno));
+  return gg_tune_db_load(path, db);
 }
 
 const gg_tune_entry* gg_tune_db_find(const gg_tune_db* db, const gg_tune_key* key) {

@@ -81,21 +81,25 @@ int gg_tune_key_equal(const gg_tune_key* a, const gg_tune_key* b) {
          a->m_bucket == b->m_bucket && a->n == b->n && a->k == b->k;
 }
 
+gg_op_desc gg_tune_candidate_desc(const gg_op_desc* desc, const gg_tune_candidate* c) {
+  gg_op_desc d = *desc;
+  d.tile = c->tile;
+  d.accum = c->accum;
+  return d;
+}
+
 // Appends desc with (tile, accum) to out when the descriptor rules accept it.
 static void add_if_valid(const gg_op_desc* desc, gg_tile_config tile, gg_accum accum,
                          gg_tune_candidate* out, size_t* count) {
   if (*count >= GG_TUNE_MAX_CANDIDATES) return;
-  gg_op_desc d = *desc;
-  d.tile = tile;
-  d.accum = accum;
+  gg_tune_candidate c = {tile, accum};
+  gg_op_desc d = gg_tune_candidate_desc(desc, &c);
   gg_status status = gg_op_desc_validate(&d);
   if (status) {
     gg_status_free(status);
     return;
   }
-  out[*count].tile = tile;
-  out[*count].accum = accum;
-  ++*count;
+  out[(*count)++] = c;
 }
 
 size_t gg_tune_candidates(const gg_op_desc* desc, int allow_fast, gg_tune_candidate* out) {

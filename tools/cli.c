@@ -348,19 +348,14 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
 // The tables a bundle serves: those shipped in tuning/ (every context loads them) and the
 // one --table names.
 static int bundle_tables_load(bundle_list* l, const char* table) {
-  gg_status status = GG_OK;
-  for (const gg_shipped_tuning_table* t = gg_shipped_tuning_tables; t->name && !status; ++t) {
-    gg_tune_db db;
-    status = gg_tune_db_parse(t->text, &db);
-    for (size_t i = 0; !status && i < db.count; ++i) status = gg_tune_db_put(&l->tables, &db.entries[i]);
-    gg_tune_db_free(&db);
-  }
+  gg_status status = gg_shipped_tuning_db(&l->tables);
   if (!status && table) {
     gg_tune_db db;
-    status = access(table, R_OK) != 0 ? gg_status_make(GG_STATUS_IO, "--table %s: %s", table, strerror(errno))
-                                      : gg_tune_db_load(table, &db);
-    for (size_t i = 0; !status && i < db.count; ++i) status = gg_tune_db_put(&l->tables, &db.entries[i]);
-    if (!status) gg_tune_db_free(&db);
+    status = gg_status_annotate(gg_tune_table_read(table, &db), "--table");
+    if (!status) {
+      status = gg_tune_db_merge(&l->tables, &db);
+      gg_tune_db_free(&db);
+    }
   }
   return status ? status_exit(status) : 0;
 }

@@ -32,20 +32,14 @@
 #include "compiler/target.h"
 #include "gg/gg.h"
 #include "runtime/clock.h"
-#include "runtime/parallel.h"
 #include "runtime/files.h"
+#include "runtime/parallel.h"
 #include "runtime/text.h"
 #include "runtime/tune.h"
 #include "tests/reference/problem.h"
 #include "tests/support/check.h"
 #include "tests/support/verify.h"
 #include "tools/flags.h"
-
-static void candidate_desc(const gg_op_desc* desc, const gg_tune_candidate* c, gg_op_desc* out) {
-  *out = *desc;
-  out->tile = c->tile;
-  out->accum = c->accum;
-}
 
 typedef struct broken_launch {
   gg_verify_api api;
@@ -103,7 +97,7 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
   gg_kernel* kernels[GG_TUNE_MAX_CANDIDATES] = {0};
   gg_status statuses[GG_TUNE_MAX_CANDIDATES] = {0};
   gg_op_desc descs[GG_TUNE_MAX_CANDIDATES];
-  for (size_t i = 0; i < count; ++i) candidate_desc(&f->desc, &candidates[i], &descs[i]);
+  for (size_t i = 0; i < count; ++i) descs[i] = gg_tune_candidate_desc(&f->desc, &candidates[i]);
   double start = gg_now_ms();
   gg_status status = gg_kernels_get(context, descs, count, threads, kernels, statuses);
   if (status) return gg_status_exit(status);
@@ -258,7 +252,7 @@ static int tune_modelled(model_cache* cache, const gg_flags* f, int threads, con
   if (!grown) return gg_status_exit(gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory"));
   cache->items = grown;
   for (size_t i = 0; i < count; ++i) {
-    candidate_desc(&f->desc, &candidates[i], &descs[i]);
+    descs[i] = gg_tune_candidate_desc(&f->desc, &candidates[i]);
     char text[512];
     gg_op_desc_format(&descs[i], text, sizeof text);
     index[i] = cache->count + missing;

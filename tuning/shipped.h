@@ -3,6 +3,8 @@
 #ifndef GG_TUNING_SHIPPED_H_
 #define GG_TUNING_SHIPPED_H_
 
+#include "runtime/tune.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -14,6 +16,10 @@ typedef struct gg_shipped_tuning_table {
 
 // Ends with an entry whose name is NULL.
 extern const gg_shipped_tuning_table gg_shipped_tuning_tables[];
+
+// Every shipped table's entries in one database, merged in order (free it with
+// gg_tune_db_free): what the contexts load and what gg bundle bundles for.
+gg_status gg_shipped_tuning_db(gg_tune_db* out);
 
 #ifdef __cplusplus
 }
