@@ -11,7 +11,7 @@ bazel build -c opt //sdk:libgg_runtime.so //tools:gg
 mkdir -p "$D"
 rm -f "$D/libgg_runtime.so"
 cp bazel-bin/sdk/libgg_runtime.so "$D/libgg_runtime.so"
-cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/profile.sh "$D/"
+cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/profile.sh bench/gpu/tune.py "$D/"
 python3 bench/gpu/cases.py all "$@" > "$D/kernels.list"
 bazel-bin/tools/gg bundle --target sm_90a --list "$D/kernels.list" -o "$D/bench.ggb" --threads 2
 ls -la "$D"
