@@ -618,6 +618,17 @@ static void emit_ring_slot(gg_text* t, const char* indent) {
 // its A and B loads.
 static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "  scf.if %%is0 {");
+  // The A boxes that hold the tile's rows (at least one), and a stage's bytes with them.
+  line(t, "    %%cTM = arith.constant %d : index", k->tm);
+  int box_rows = gg_sm90_a_box_rows(&k->desc);
+  line(t, "    %%cABoxRows = arith.constant %d : index", box_rows);
+  line(t, "    %%cABox = arith.constant %d : index", box_rows * TILE_K);
+  line(t, "    %%cBBytes = arith.constant %lld : index", k->stage_bytes - k->a_bytes);
+  line(t, "    %%a_rows0 = arith.minsi %%row_limit, %%cTM : index");
+  line(t, "    %%a_rows = arith.maxsi %%a_rows0, %%c1 : index");
+  line(t, "    %%a_boxes = arith.ceildivsi %%a_rows, %%cABoxRows : index");
+  line(t, "    %%a_tx = arith.muli %%a_boxes, %%cABox : index");
+  line(t, "    %%tx = arith.addi %%a_tx, %%cBBytes : index");
   line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
   line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
   emit_ring_slot(t, "      ");
@@ -632,12 +643,21 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "      %%so = arith.muli %%s, %%cStage : index");
   line(t, "      %%ao = arith.addi %%aoff, %%so : index");
   line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
-  line(t, "      %%aslot = memref.view %%dyn[%%ao][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tm);
   line(t, "      %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
-  line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%cStage : !bar");
+  line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
-  line(t, "      nvgpu.tma.async.load %%tmA[%%k0, %%a_row0], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tm);
+  // A in boxes of gg_sm90_a_box_rows rows, as many as hold the tile's rows; the rows past
+  // them keep what the stage held before, which reaches only result rows the epilogue
+  // drops (a wgmma row of D reads its own row of A alone).
+  line(t, "      scf.for %%ab = %%c0 to %%a_boxes step %%c1 {");
+  line(t, "        %%abo = arith.muli %%ab, %%cABox : index");
+  line(t, "        %%aob = arith.addi %%ao, %%abo : index");
+  line(t, "        %%abr = arith.muli %%ab, %%cABoxRows : index");
+  line(t, "        %%arow = arith.addi %%a_row0, %%abr : index");
+  line(t, "        %%aslot = memref.view %%dyn[%%aob][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, box_rows);
+  line(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%arow], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", box_rows);
+  line(t, "      }");
   line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
   line(t, "    }");
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
@@ -863,7 +883,7 @@ static void expand_aliases(gg_text* t, const nvvm_kernel* k) {
   char tm_a[256], tm_b[256], bar[160];
   const char* tm = "!nvgpu.tensormap.descriptor<tensor = memref<%dx128xf8E4M3FN, 3>, swizzle = "
                    "swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>";
-  snprintf(tm_a, sizeof tm_a, tm, k->tm);
+  snprintf(tm_a, sizeof tm_a, tm, gg_sm90_a_box_rows(&k->desc));
   snprintf(tm_b, sizeof tm_b, tm, k->tn);
   snprintf(bar, sizeof bar,
            "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>", 2 * k->stages);

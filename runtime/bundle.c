@@ -268,9 +268,9 @@ static gg_status decode_header(reader* r, gg_bundle* b, uint32_t* count) {
   uint32_t version = (uint32_t)get(r, 4);
   if (version != GG_BUNDLE_FORMAT_VERSION)
     return gg_status_make(GG_STATUS_UNIMPLEMENTED,
-                          "bundle: format version %u; this gg reads version %u%s", version,
-                          GG_BUNDLE_FORMAT_VERSION,
-                          version > GG_BUNDLE_FORMAT_VERSION ? ": rebuild it with this gg" : "");
+                          "bundle: format version %u; this gg reads version %u: rebuild it with "
+                          "this gg",
+                          version, GG_BUNDLE_FORMAT_VERSION);
   *count = (uint32_t)get(r, 4);
   uint64_t file_size = get(r, 8);
   if (r->short_read) return fail("bundle: %s", "truncated in the header");

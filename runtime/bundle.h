@@ -18,7 +18,9 @@ extern "C" {
 
 #define GG_BUNDLE_MAGIC "GGBUNDLE"
 #define GG_BUNDLE_TRAILER "GGBEND\0\0"
-#define GG_BUNDLE_FORMAT_VERSION 1u
+// 2: sm_90a kernels of 256 columns take A in boxes of gg_sm90_a_box_rows rows (version 1's
+// took tile_m rows in one box, which today's runtime does not encode for them).
+#define GG_BUNDLE_FORMAT_VERSION 2u
 #define GG_BUNDLE_MAX_KERNELS 1000000u
 #define GG_BUNDLE_MAX_STRING 65536u
 

@@ -444,7 +444,7 @@ static gg_status tensor_map_args(const gg_op_desc* d, void* const buffers[GG_OPE
 gg_status gg_cuda_tensor_maps(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
                               int64_t m, gg_cuda_tensor_map_args maps[2]) {
   gg_op_desc d = gg_op_desc_with_defaults(desc);
-  GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_A, (uint32_t)d.tile.m, &maps[0]));
+  GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_A, (uint32_t)gg_sm90_a_box_rows(&d), &maps[0]));
   return tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)d.tile.n, &maps[1]);
 }
 

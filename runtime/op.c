@@ -807,6 +807,11 @@ int gg_sm90_stages(const gg_op_desc* in) {
   return (int)(stages > 4 ? 4 : stages < 0 ? 0 : stages);
 }
 
+int gg_sm90_a_box_rows(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return d.tile.n == 256 ? 32 : d.tile.m;
+}
+
 int64_t gg_sm90_epilogue_offset(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   return gg_sm90_stages(&d) * sm90_stage_bytes(&d) + sm90_ends_bytes(&d);

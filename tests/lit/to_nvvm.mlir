@@ -3,6 +3,7 @@
 // an epilogue staged through the ring; then the NVVM lowering and PTX.
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
 // RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=STRIDED
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=WIDE
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --split-k 2 2>&1 | FileCheck %s --check-prefix=SPLITSHORT
@@ -53,9 +54,12 @@
 // KERNEL: arith.addi %{{.*}}, %[[STEP]] : index
 // KERNEL: memref.load %[[PITER]]
 // KERNEL: nvgpu.mbarrier.try_wait.parity
+// A stage expects the bytes of B and of the A boxes that hold the tile's rows (at 128
+// columns one box of 128 rows; WIDE below).
 // KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// KERNEL: scf.for
 // KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>, swizzle = swizzle_128b
-// KERNEL: nvgpu.tma.async.load
+// KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
 // KERNEL: memref.store %{{.*}}, %[[PITER]]
 // KERNEL: nvvm.setmaxregister increase 232
 // KERNEL: %[[CITER:.*]] = memref.alloca() : memref<1xindex>
@@ -184,3 +188,15 @@
 // PRESHUFFLED: error: sm_90a reads B as a plain [N, K] matrix through TMA
 // BLOCKFAST: error: blockwise scaling scales each K block's partial sum
 // TILE: error: tile 64x128x128 is not an sm_90a tile
+
+// At 256 columns A comes in boxes of 32 rows, only those that hold the tile's rows
+// (min(rows, 128) / 32, rounded up): a decode tile of 2 rows moves 4 KiB of A, not 16.
+// WIDE: %[[ROWS0:.*]] = arith.minsi %{{.*}}, %c128{{[_0-9]*}} : index
+// WIDE: %[[ROWS:.*]] = arith.maxsi %[[ROWS0]], %c1{{[_0-9]*}} : index
+// WIDE: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %c32{{[_0-9]*}} : index
+// WIDE: %[[ATX:.*]] = arith.muli %[[BOXES]], %c4096{{[_0-9]*}} : index
+// WIDE: %[[TX:.*]] = arith.addi %[[ATX]], %c32768{{[_0-9]*}} : index
+// WIDE: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]]
+// WIDE: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
+// WIDE: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
+// WIDE: nvgpu.tma.async.load %{{.*}} : <tensor = memref<256x128xf8E4M3FN, 3>
