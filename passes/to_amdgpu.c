@@ -14,7 +14,7 @@
 //   that LLVM keeps what goes between them: fragment reads a few MFMAs ahead of their use,
 //   blockwise scaling a few behind. With one LDS buffer the tile stages itself first
 //   (registers -> LDS, barrier) and the next tile's loads follow into the registers it
-//   freed; with two (plain B where they fit, gg_amd_lds_buffers) it stages the next tile
+//   freed; with two (where they fit, gg_amd_lds_buffers) it stages the next tile
 //   into the other buffer during its MFMAs, each LDS write followed by the load of the tile
 //   after that into the same registers (gg-k-loop runs the loads two tiles ahead), so each
 //   load has a tile's MFMAs to land and one barrier ends the tile. The next tile's

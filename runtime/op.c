@@ -861,12 +861,14 @@ static int64_t stage_lds_bytes(const gg_op_desc* d) {
 
 int gg_amd_lds_buffers(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  if (d.b_layout == GG_B_PRESHUFFLED) return 2;
+  int amd = d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950;
+  // Preshuffled B stages A alone: two buffers, on AMD where two fit the chip (gfx942's
+  // 64 KiB holds two 256x128 A stages but not with their blockwise scales: one buffer then).
+  if (d.b_layout == GG_B_PRESHUFFLED)
+    return !amd || 2 * stage_lds_bytes(&d) <= gg_lds_capacity(d.target) ? 2 : 1;
   // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
   // a runtime value.
-  if ((d.target != GG_TARGET_GFX942 && d.target != GG_TARGET_GFX950) ||
-      d.layout == GG_LAYOUT_K_OFFSETS)
-    return 1;
+  if (!amd || d.layout == GG_LAYOUT_K_OFFSETS) return 1;
   // Two buffers, unless they would keep out a workgroup waves_per_eu asks for (gfx942's
   // 64 KiB holds two 128x128x128 stages for one workgroup, or one stage each for two).
   int workgroups = d.tile.waves_per_eu > 1 ? d.tile.waves_per_eu : 1;

@@ -176,6 +176,35 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Range(1, 9), ::testing::Values(kHost, kSim942, kSim950)),
     KernelName);
 
+// gfx942's 256x128 blockwise tile with preshuffled B: two A stages with their scales take
+// 66 KiB of the 64, so it stages in one buffer (gg_amd_lds_buffers), run in sim over 1 to
+// 4 K tiles, exact data bit-identical, rolled and unrolled alike.
+TEST(Kernels, OneLdsBufferWhereTwoDoNotFit) {
+  for (int tiles = 1; tiles <= 4; ++tiles)
+    for (gg_data_kind data : {GG_DATA_EXACT, GG_DATA_RANDOM}) {
+      Spec rolled = Case(GG_LAYOUT_SIZES, tiles, kSim942, data, GG_SCALING_BLOCKWISE);
+      rolled.tile = {256, 128, 128, 1, GG_LOOP_ROLLED, 0};
+      rolled.extents = {300, 0, 1, 130};  // a group spanning two M tiles, one of one row
+      if (tiles == 1) {
+        gg_op_desc d = rolled.desc();
+        EXPECT_EQ(gg_amd_lds_buffers(&d), 1);
+        EXPECT_LE(gg_amd_lds_bytes(&d), gg_lds_capacity(GG_TARGET_GFX942));
+      }
+      Spec unrolled = rolled;
+      unrolled.tile.loop = GG_LOOP_UNROLLED;
+      gg_check_result a = RunCase(rolled), b = RunCase(unrolled);
+      EXPECT_TRUE(a.passed) << "mismatches=" << a.compare.mismatches << " unwritten="
+                            << a.compare.unwritten << "\n  reproduce: " << rolled.command();
+      EXPECT_TRUE(b.passed) << "\n  reproduce: " << unrolled.command();
+      if (data == GG_DATA_EXACT) {
+        EXPECT_EQ(a.compare.max_abs_err, 0.0) << rolled.command();
+      }
+      EXPECT_EQ(a.checksum, b.checksum) << "rolled and unrolled differ\n  " << rolled.command();
+      gg_check_result_free(&a);
+      gg_check_result_free(&b);
+    }
+}
+
 // Plain and preshuffled B give the same bits for the same logical weights (random data:
 // the same sums in the same order, not just within tolerance).
 TEST(Kernels, SameBitsAsPlainB) {
