@@ -136,6 +136,23 @@ Spec Case(gg_layout layout, int64_t tiles, Where where, gg_data_kind data, gg_sc
   return s;
 }
 
+// The case rolled and unrolled: both match the reference (exact data bit-identical) and
+// give the same bits.
+void ExpectRolledMatchesUnrolled(const Spec& rolled) {
+  Spec unrolled = rolled;
+  unrolled.tile.loop = GG_LOOP_UNROLLED;
+  gg_check_result a = RunCase(rolled), b = RunCase(unrolled);
+  EXPECT_TRUE(a.passed) << "mismatches=" << a.compare.mismatches << " unwritten="
+                        << a.compare.unwritten << "\n  reproduce: " << rolled.command();
+  EXPECT_TRUE(b.passed) << "\n  reproduce: " << unrolled.command();
+  if (rolled.data == GG_DATA_EXACT) {
+    EXPECT_EQ(a.compare.max_abs_err, 0.0) << rolled.command();
+  }
+  EXPECT_EQ(a.checksum, b.checksum) << "rolled and unrolled differ\n  " << rolled.command();
+  gg_check_result_free(&a);
+  gg_check_result_free(&b);
+}
+
 using KernelParam = std::tuple<gg_layout, int, Where>;
 
 class Kernels : public ::testing::TestWithParam<KernelParam> {};
@@ -146,19 +163,7 @@ TEST_P(Kernels, MatchReferenceRolledEqualsUnrolled) {
     // Blockwise on the stacked layout too: the groupwise op's preshuffled sibling.
     for (gg_scaling scaling : {GG_SCALING_ROWWISE, GG_SCALING_BLOCKWISE}) {
       if (scaling == GG_SCALING_BLOCKWISE && layout != GG_LAYOUT_SIZES) continue;
-      Spec rolled = Case(layout, tiles, where, data, scaling);
-      Spec unrolled = rolled;
-      unrolled.tile.loop = GG_LOOP_UNROLLED;
-      gg_check_result a = RunCase(rolled), b = RunCase(unrolled);
-      EXPECT_TRUE(a.passed) << "mismatches=" << a.compare.mismatches << " unwritten="
-                            << a.compare.unwritten << "\n  reproduce: " << rolled.command();
-      EXPECT_TRUE(b.passed) << "\n  reproduce: " << unrolled.command();
-      if (data == GG_DATA_EXACT) {
-        EXPECT_EQ(a.compare.max_abs_err, 0.0) << rolled.command();
-      }
-      EXPECT_EQ(a.checksum, b.checksum) << "rolled and unrolled differ\n  " << rolled.command();
-      gg_check_result_free(&a);
-      gg_check_result_free(&b);
+      ExpectRolledMatchesUnrolled(Case(layout, tiles, where, data, scaling));
     }
   }
 }
@@ -190,18 +195,7 @@ TEST(Kernels, OneLdsBufferWhereTwoDoNotFit) {
         EXPECT_EQ(gg_amd_lds_buffers(&d), 1);
         EXPECT_LE(gg_amd_lds_bytes(&d), gg_lds_capacity(GG_TARGET_GFX942));
       }
-      Spec unrolled = rolled;
-      unrolled.tile.loop = GG_LOOP_UNROLLED;
-      gg_check_result a = RunCase(rolled), b = RunCase(unrolled);
-      EXPECT_TRUE(a.passed) << "mismatches=" << a.compare.mismatches << " unwritten="
-                            << a.compare.unwritten << "\n  reproduce: " << rolled.command();
-      EXPECT_TRUE(b.passed) << "\n  reproduce: " << unrolled.command();
-      if (data == GG_DATA_EXACT) {
-        EXPECT_EQ(a.compare.max_abs_err, 0.0) << rolled.command();
-      }
-      EXPECT_EQ(a.checksum, b.checksum) << "rolled and unrolled differ\n  " << rolled.command();
-      gg_check_result_free(&a);
-      gg_check_result_free(&b);
+      ExpectRolledMatchesUnrolled(rolled);
     }
 }
 
