@@ -168,7 +168,7 @@ static bool lower_group_ends(MlirOperation op, const nvvm_kernel* k, MlirValue t
 
 // Template arguments, in order; the epilogue's are the gg.epilogue operands 1..10.
 enum {
-  ARG_TMA_A, ARG_TMA_B, ARG_DSMEM, ARG_TID, ARG_BAR, ARG_ITER,
+  ARG_TMA_A, ARG_TMA_B, ARG_TMA_AF, ARG_DSMEM, ARG_TID, ARG_BAR, ARG_ITER,
   ARG_A_ROW0, ARG_K_LO, ARG_K_HI, ARG_B_ROW0,
   ARG_S_SA, ARG_S_SB, ARG_S_SA_ROW, ARG_S_SA_KSTRIDE, ARG_S_ROWS, ARG_S_SB_BASE, ARG_S_SB_COL,
   ARG_S_SB_KSTRIDE,
@@ -197,7 +197,7 @@ static void line(gg_text* t, const char* format, ...) {
 
 static void emit_signature(gg_text* t, const MlirValue* args) {
   static const char* const names[ARG_COUNT] = {
-      "tma_a", "tma_b", "dsmem", "tid", "bar", "iter", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
+      "tma_a", "tma_b", "tma_af", "dsmem", "tid", "bar", "iter", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
       "s_sa_row", "s_sa_kstride", "s_rows", "s_sb_base", "s_sb_col", "s_sb_kstride", "out",
       "e_sa", "e_sb", "out_row", "row_limit", "out_col", "col_limit", "e_sa_row", "e_sb_base",
       "e_sb_col"};
@@ -613,21 +613,53 @@ static void emit_ring_slot(gg_text* t, const char* indent) {
   line(t, "%s%%r = arith.divui %%gk, %%cS : index", indent);
 }
 
+// Whether a tile can take A in boxes of GG_SM90_A_FEW_ROWS rows from the third tensor map
+// (the first's boxes are larger): where its rows fit in fewer of them than one box.
+static bool a_few_rows_map(const nvvm_kernel* k) {
+  return gg_sm90_a_box_rows(&k->desc) > GG_SM90_A_FEW_ROWS;
+}
+
+// The TMA loads of a stage's A in %a_boxes boxes of `rows` rows from `map` (of type
+// `type`); the rows past them keep what the stage held before, which reaches only result
+// rows the epilogue drops (a wgmma row of D reads its own row of A alone).
+static void emit_a_boxes(gg_text* t, const nvvm_kernel* k, const char* indent, const char* map,
+                         const char* type, int rows, const char* x) {
+  line(t, "%sscf.for %%ab%s = %%c0 to %%a_boxes step %%c1 {", indent, x);
+  line(t, "%s  %%cABox%s = arith.constant %d : index", indent, x, rows * TILE_K);
+  line(t, "%s  %%cABoxRows%s = arith.constant %d : index", indent, x, rows);
+  line(t, "%s  %%abo%s = arith.muli %%ab%s, %%cABox%s : index", indent, x, x, x);
+  line(t, "%s  %%aob%s = arith.addi %%ao, %%abo%s : index", indent, x, x);
+  line(t, "%s  %%abr%s = arith.muli %%ab%s, %%cABoxRows%s : index", indent, x, x, x);
+  line(t, "%s  %%arow%s = arith.addi %%a_row0, %%abr%s : index", indent, x, x);
+  line(t, "%s  %%aslot%s = memref.view %%dyn[%%aob%s][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", indent, x, x, k->smem, rows);
+  line(t, "%s  nvgpu.tma.async.load %s[%%k0, %%arow%s], %%bar[%%s] to %%aslot%s : %s, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", indent, map, x, x, type, rows);
+  line(t, "%s}", indent);
+}
+
 // The producer's share of a tile: thread 0 waits for each stage to be free (from the
 // ring's second round on: %iter counts the K tiles of the CTA's tiles so far) and issues
 // its A and B loads.
 static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "  scf.if %%is0 {");
-  // The A boxes that hold the tile's rows (at least one), and a stage's bytes with them.
-  line(t, "    %%cTM = arith.constant %d : index", k->tm);
+  // The A boxes that hold the tile's rows (at least one): of the first map's rows, or of
+  // GG_SM90_A_FEW_ROWS from the third where fewer of those hold them; a stage's bytes.
   int box_rows = gg_sm90_a_box_rows(&k->desc);
-  line(t, "    %%cABoxRows = arith.constant %d : index", box_rows);
-  line(t, "    %%cABox = arith.constant %d : index", box_rows * TILE_K);
+  line(t, "    %%cTM = arith.constant %d : index", k->tm);
   line(t, "    %%cBBytes = arith.constant %lld : index", k->stage_bytes - k->a_bytes);
   line(t, "    %%a_rows0 = arith.minsi %%row_limit, %%cTM : index");
   line(t, "    %%a_rows = arith.maxsi %%a_rows0, %%c1 : index");
-  line(t, "    %%a_boxes = arith.ceildivsi %%a_rows, %%cABoxRows : index");
-  line(t, "    %%a_tx = arith.muli %%a_boxes, %%cABox : index");
+  if (a_few_rows_map(k)) {
+    line(t, "    %%cBoxRows = arith.constant %d : index", box_rows);
+    line(t, "    %%cFewRows = arith.constant %d : index", GG_SM90_A_FEW_ROWS);
+    line(t, "    %%cFewMost = arith.constant %d : index", box_rows - GG_SM90_A_FEW_ROWS);
+    line(t, "    %%a_few = arith.cmpi sle, %%a_rows, %%cFewMost : index");
+    line(t, "    %%a_box_rows = arith.select %%a_few, %%cFewRows, %%cBoxRows : index");
+  } else {
+    line(t, "    %%a_box_rows = arith.constant %d : index", box_rows);
+  }
+  line(t, "    %%a_boxes = arith.ceildivsi %%a_rows, %%a_box_rows : index");
+  line(t, "    %%a_box_span = arith.muli %%a_boxes, %%a_box_rows : index");
+  line(t, "    %%a_tx = arith.muli %%a_box_span, %%c128 : index");
   line(t, "    %%tx = arith.addi %%a_tx, %%cBBytes : index");
   line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
   line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
@@ -647,17 +679,15 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
-  // A in boxes of gg_sm90_a_box_rows rows, as many as hold the tile's rows; the rows past
-  // them keep what the stage held before, which reaches only result rows the epilogue
-  // drops (a wgmma row of D reads its own row of A alone).
-  line(t, "      scf.for %%ab = %%c0 to %%a_boxes step %%c1 {");
-  line(t, "        %%abo = arith.muli %%ab, %%cABox : index");
-  line(t, "        %%aob = arith.addi %%ao, %%abo : index");
-  line(t, "        %%abr = arith.muli %%ab, %%cABoxRows : index");
-  line(t, "        %%arow = arith.addi %%a_row0, %%abr : index");
-  line(t, "        %%aslot = memref.view %%dyn[%%aob][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, box_rows);
-  line(t, "        nvgpu.tma.async.load %%tmA[%%k0, %%arow], %%bar[%%s] to %%aslot : !tmA, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", box_rows);
-  line(t, "      }");
+  if (a_few_rows_map(k)) {
+    line(t, "      scf.if %%a_few {");
+    emit_a_boxes(t, k, "        ", "%tmF", "!tmF", GG_SM90_A_FEW_ROWS, "f");
+    line(t, "      } else {");
+    emit_a_boxes(t, k, "        ", "%tmA", "!tmA", box_rows, "w");
+    line(t, "      }");
+  } else {
+    emit_a_boxes(t, k, "      ", "%tmA", "!tmA", box_rows, "w");
+  }
   line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
   line(t, "    }");
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
@@ -710,6 +740,8 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   if (loads) {
     line(t, "  %%tmA = builtin.unrealized_conversion_cast %%tma_a : !llvm.ptr to !tmA");
     line(t, "  %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
+    if (a_few_rows_map(k))
+      line(t, "  %%tmF = builtin.unrealized_conversion_cast %%tma_af : !llvm.ptr to !tmF");
     line(t, "  %%dyn = memref.reinterpret_cast %%dsmem to offset: [0], sizes: [%lld], strides: [1] : "
          "memref<0xi8, " WORKGROUP "> to memref<%lldxi8, " WORKGROUP ">", k->smem, k->smem);
     line(t, "  %%base = memref.extract_aligned_pointer_as_index %%dyn : memref<%lldxi8, " WORKGROUP "> -> index", k->smem);
@@ -880,20 +912,21 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
 
 // Spells out the type aliases the templates use (a parsed op cannot define aliases).
 static void expand_aliases(gg_text* t, const nvvm_kernel* k) {
-  char tm_a[256], tm_b[256], bar[160];
+  char tm_a[256], tm_b[256], tm_f[256], bar[160];
   const char* tm = "!nvgpu.tensormap.descriptor<tensor = memref<%dx128xf8E4M3FN, 3>, swizzle = "
                    "swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>";
   snprintf(tm_a, sizeof tm_a, tm, gg_sm90_a_box_rows(&k->desc));
   snprintf(tm_b, sizeof tm_b, tm, k->tn);
+  snprintf(tm_f, sizeof tm_f, tm, GG_SM90_A_FEW_ROWS);
   snprintf(bar, sizeof bar,
            "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>", 2 * k->stages);
-  const char* from[3] = {"!tmA", "!tmB", "!bar"};
-  const char* to[3] = {tm_a, tm_b, bar};
+  const char* from[4] = {"!tmA", "!tmB", "!tmF", "!bar"};
+  const char* to[4] = {tm_a, tm_b, tm_f, bar};
   gg_text out;
   gg_text_init(&out);
   for (const char* p = gg_text_str(t); *p;) {
     int hit = -1;
-    for (int i = 0; i < 3 && hit < 0; ++i)
+    for (int i = 0; i < 4 && hit < 0; ++i)
       if (!strncmp(p, from[i], 4)) hit = i;
     if (hit >= 0) {
       gg_text_printf(&out, "%s", to[hit]);
@@ -985,6 +1018,7 @@ static bool lower_tile(MlirOperation kernel, MlirOperation root, const nvvm_kern
   MlirValue args[ARG_COUNT];
   args[ARG_TMA_A] = mlirBlockGetArgument(body, 0);
   args[ARG_TMA_B] = mlirBlockGetArgument(body, 1);
+  args[ARG_TMA_AF] = mlirBlockGetArgument(body, 2);
   args[ARG_DSMEM] = shared[0];
   args[ARG_TID] = tid;
   args[ARG_BAR] = shared[2];
@@ -1023,10 +1057,10 @@ static bool lower_tile(MlirOperation kernel, MlirOperation root, const nvvm_kern
 // arrival, the producer's with the transaction bytes; empty ones one per consumer warp)
 // and the tensor maps' prefetch, before `before`. *bar: the barriers.
 static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool loads,
-                           const MlirValue args[3], MlirValue* bar) {
+                           const MlirValue args[4], MlirValue* bar) {
   gg_text t;
   gg_text_init(&t);
-  line(&t, "func.func @prologue(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tid: index) -> !bar {");
+  line(&t, "func.func @prologue(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tma_af: !llvm.ptr, %%tid: index) -> !bar {");
   line(&t, "  %%c0 = arith.constant 0 : index");
   line(&t, "  %%c1 = arith.constant 1 : index");
   line(&t, "  %%c8 = arith.constant 8 : index");
@@ -1045,13 +1079,17 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
     line(&t, "    %%tmB = builtin.unrealized_conversion_cast %%tma_b : !llvm.ptr to !tmB");
     line(&t, "    nvgpu.tma.prefetch.descriptor %%tmA : !tmA");
     line(&t, "    nvgpu.tma.prefetch.descriptor %%tmB : !tmB");
+    if (a_few_rows_map(k)) {
+      line(&t, "    %%tmF = builtin.unrealized_conversion_cast %%tma_af : !llvm.ptr to !tmF");
+      line(&t, "    nvgpu.tma.prefetch.descriptor %%tmF : !tmF");
+    }
   }
   line(&t, "  }");
   line(&t, "  gpu.barrier");
   line(&t, "  return %%bar : !bar");
   line(&t, "}");
   expand_aliases(&t, k);
-  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, 3, bar, 1);
+  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, 4, bar, 1);
   gg_text_free(&t);
   return ok;
 }
@@ -1207,7 +1245,8 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   tile_ops ops;
   if (!find_tile_ops(kernel, &ops)) return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
-  MlirValue prologue_args[3] = {mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1), tid};
+  MlirValue prologue_args[4] = {mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1),
+                                mlirBlockGetArgument(body, 2), tid};
   MlirValue bar;
   if (!lower_prologue(first_body, k, !mlirOperationIsNull(ops.load_a), prologue_args, &bar) ||
       !lower_role_loops(first_body, k, extents, tid, ends))
@@ -1287,7 +1326,7 @@ static bool to_kernel(MlirOperation func, const void* options) {
                    "  llvm.mlir.global external constant @%s_gg_descriptor(\"%s\\00\") "
                    "{addr_space = 4 : i32} : !llvm.array<%d x i8>\n",
                    fname, descriptor, (int)strlen(descriptor) + 1);
-  gg_text_printf(&t, "  gpu.func @%s(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr", fname);
+  gg_text_printf(&t, "  gpu.func @%s(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tma_af: !llvm.ptr", fname);
   for (intptr_t i = 0; i < argc; ++i) {
     gg_text_printf(&t, ", %%arg%d: ", (int)i);
     gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
@@ -1297,12 +1336,12 @@ static bool to_kernel(MlirOperation func, const void* options) {
   if (k.split > 1) gg_text_printf(&t, "nvvm.cluster_dim = array<i32: %d, 1, 1>, ", k.split);
   gg_text_printf(&t,
                  "nvvm.maxntid = array<i32: %d, 1, 1>, nvvm.minctasm = 1 : i32, "
-                 "gg.tensor_maps = 2 : i64} {\n"
+                 "gg.tensor_maps = %d : i64} {\n"
                  "    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
                  "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n"
                  "    %%dsmem = memref.get_global @gg_dsmem : memref<0xi8, " WORKGROUP ">\n"
                  "    gpu.return\n  }\n}\n",
-                 GG_SM90_THREADS);
+                 GG_SM90_THREADS, GG_SM90_TENSOR_MAPS);
   MlirContext ctx = mlirOperationGetContext(func);
   MlirOperation gpu_module = t.failed ? (MlirOperation){NULL}
                                       : mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
@@ -1325,7 +1364,7 @@ static bool to_kernel(MlirOperation func, const void* options) {
   }
   MlirOperation dsmem_op = mlirOperationGetNextInBlock(id_op);
   MlirValue dsmem = mlirOperationGetResult(dsmem_op, 0);
-  intptr_t first_arg = 2;
+  intptr_t first_arg = GG_SM90_TENSOR_MAPS;
   MlirValue extents[3];
   for (int i = 0; i < 3; ++i) {
     extents[i] = mlirOperationGetOperand(grid, i);

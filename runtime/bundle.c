@@ -39,20 +39,21 @@ gg_status gg_bundle_launch_of(const gg_op_desc* desc, const void* code, size_t c
     return GG_OK;
   }
   if (desc->target == GG_TARGET_SM90A) {
-    // The kernel parameters: A's and B's tensor maps by value (128 bytes, 64-aligned), then
+    // The kernel parameters: the tensor maps by value (128 bytes, 64-aligned), then
     // every operand's memref fields (8 bytes each); dynamic shared memory for the ring.
     out->block[0] = GG_SM90_THREADS;
     out->block[1] = out->block[2] = 1;
     out->shared_bytes = (uint32_t)gg_sm90_dynamic_shared_bytes(desc);
     void* none[GG_OPERAND_COUNT] = {NULL};
     size_t fields = gg_operand_arg_values(desc, none, 1, NULL, NULL, 0);
-    if (2 + fields > GG_MAX_KERNEL_ARGS)
-      return gg_status_make(GG_STATUS_INTERNAL, "sm_90a kernel with %zu parameters", 2 + fields);
-    for (size_t i = 0; i < 2 + fields; ++i) {
+    size_t maps = GG_SM90_TENSOR_MAPS;
+    if (maps + fields > GG_MAX_KERNEL_ARGS)
+      return gg_status_make(GG_STATUS_INTERNAL, "sm_90a kernel with %zu parameters", maps + fields);
+    for (size_t i = 0; i < maps + fields; ++i) {
       gg_kernel_arg_info* arg = &out->args[out->arg_count++];
       arg->offset = out->arg_bytes;
-      arg->size = i < 2 ? 128 : 8;
-      strcpy(arg->value_kind, i < 2 ? "tensor_map" : "memref_field");
+      arg->size = i < maps ? 128 : 8;
+      strcpy(arg->value_kind, i < maps ? "tensor_map" : "memref_field");
       out->arg_bytes += arg->size;
     }
     (void)code;

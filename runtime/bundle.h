@@ -20,7 +20,9 @@ extern "C" {
 #define GG_BUNDLE_TRAILER "GGBEND\0\0"
 // 2: sm_90a kernels of 256 columns take A in boxes of gg_sm90_a_box_rows rows (version 1's
 // took tile_m rows in one box, which today's runtime does not encode for them).
-#define GG_BUNDLE_FORMAT_VERSION 2u
+// 3: sm_90a kernels take a third tensor map, A in boxes of GG_SM90_A_FEW_ROWS rows
+// (version 2's took two, which today's runtime does not pass).
+#define GG_BUNDLE_FORMAT_VERSION 3u
 #define GG_BUNDLE_MAX_KERNELS 1000000u
 #define GG_BUNDLE_MAX_STRING 65536u
 

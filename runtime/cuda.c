@@ -442,10 +442,11 @@ static gg_status tensor_map_args(const gg_op_desc* d, void* const buffers[GG_OPE
 }
 
 gg_status gg_cuda_tensor_maps(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
-                              int64_t m, gg_cuda_tensor_map_args maps[2]) {
+                              int64_t m, gg_cuda_tensor_map_args maps[GG_SM90_TENSOR_MAPS]) {
   gg_op_desc d = gg_op_desc_with_defaults(desc);
   GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_A, (uint32_t)gg_sm90_a_box_rows(&d), &maps[0]));
-  return tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)d.tile.n, &maps[1]);
+  GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)d.tile.n, &maps[1]));
+  return tensor_map_args(&d, buffers, m, GG_OPERAND_A, GG_SM90_A_FEW_ROWS, &maps[2]);
 }
 
 static gg_status encode(const gg_cuda_tensor_map_args* a, CUtensorMap* map) {
@@ -495,18 +496,19 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   // Persistent CTAs, one an SM at most: each walks the virtual grid's tiles (gg-to-nvvm).
   int64_t ctas = gg_sm90_launch_ctas(&d, m, kernel->resident);
   // Everything that can be refused is checked before the first byte is written.
-  map_storage storage[2];
-  CUtensorMap* maps[2] = {aligned_map(&storage[0]), aligned_map(&storage[1])};
+  map_storage storage[GG_SM90_TENSOR_MAPS];
+  CUtensorMap* maps[GG_SM90_TENSOR_MAPS];
+  for (int i = 0; i < GG_SM90_TENSOR_MAPS; ++i) maps[i] = aligned_map(&storage[i]);
   uint64_t values[GG_MAX_OPERAND_ARGS];
   size_t count = 0;
-  gg_cuda_tensor_map_args args[2];
+  gg_cuda_tensor_map_args args[GG_SM90_TENSOR_MAPS];
   if (plan.launch) {
     GG_RETURN_IF_ERROR(gg_cuda_tensor_maps(&d, buffers, m, args));
     count = gg_operand_arg_values(&d, buffers, m, values, NULL, GG_MAX_OPERAND_ARGS);
   }
   GG_RETURN_IF_ERROR(push(kernel->device));  // the encoder wants a current context too
   gg_status status = GG_OK;
-  for (int i = 0; plan.launch && i < 2 && !status; ++i)
+  for (int i = 0; plan.launch && i < GG_SM90_TENSOR_MAPS && !status; ++i)
     status = tensor_map(kernel, &args[i], maps[i]);
   CUresult r = CUDA_SUCCESS;
   if (!status && plan.zero_output) {
@@ -518,10 +520,9 @@ gg_status gg_cuda_kernel_launch(gg_cuda_kernel* kernel, const gg_op_desc* desc,
   }
   if (!status && plan.launch) {
     // Parameters: the tensor maps by value, then each operand's memref fields.
-    void* params[2 + GG_MAX_OPERAND_ARGS];
-    params[0] = maps[0];
-    params[1] = maps[1];
-    for (size_t i = 0; i < count; ++i) params[2 + i] = &values[i];
+    void* params[GG_SM90_TENSOR_MAPS + GG_MAX_OPERAND_ARGS];
+    for (int i = 0; i < GG_SM90_TENSOR_MAPS; ++i) params[i] = maps[i];
+    for (size_t i = 0; i < count; ++i) params[GG_SM90_TENSOR_MAPS + i] = &values[i];
     CUlaunchConfig config;
     CUlaunchAttribute cluster;
     launch_config_of(kernel, (unsigned)ctas, stream, &config, &cluster);

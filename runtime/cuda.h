@@ -81,18 +81,19 @@ gg_status gg_cuda_event_elapsed_ms(gg_cuda_device* device, void* start, void* st
 void gg_cuda_event_destroy(gg_cuda_device* device, void* event);
 
 // ---------------------------------------------------------------------------------------
-// The launch as data, for tests: the two tensor maps' parameters and the grid.
+// The launch as data, for tests: the tensor maps' parameters and the grid.
 typedef struct gg_cuda_tensor_map_args {
   void* address;
   uint64_t dims[2];    // inner (K bytes), rows
   uint64_t stride;     // bytes between rows
-  uint32_t box[2];     // 128 (K), tile rows
+  uint32_t box[2];     // 128 (K), rows (gg_sm90_a_box_rows, tile_n, GG_SM90_A_FEW_ROWS)
 } gg_cuda_tensor_map_args;
 
-// The tensor maps of A and B for a launch (fails on what TMA cannot address: a base not
-// 16-byte aligned, more than 2^31 rows).
+// The tensor maps of a launch, in the kernel's order (GG_SM90_TENSOR_MAPS: A, B, A in
+// boxes of few rows); fails on what TMA cannot address: a base not 16-byte aligned, more
+// than 2^31 rows.
 gg_status gg_cuda_tensor_maps(const gg_op_desc* desc, void* const buffers[GG_OPERAND_COUNT],
-                              int64_t m, gg_cuda_tensor_map_args maps[2]);
+                              int64_t m, gg_cuda_tensor_map_args maps[GG_SM90_TENSOR_MAPS]);
 
 #ifdef __cplusplus
 }

@@ -809,7 +809,7 @@ int gg_sm90_stages(const gg_op_desc* in) {
 
 int gg_sm90_a_box_rows(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  return d.tile.n == 256 ? 32 : d.tile.m;
+  return d.tile.n == 256 ? GG_SM90_A_FEW_ROWS : d.tile.m;
 }
 
 int64_t gg_sm90_epilogue_offset(const gg_op_desc* in) {

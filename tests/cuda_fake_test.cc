@@ -130,9 +130,12 @@ TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
       EXPECT_EQ(r->block[0], 384u);
       EXPECT_EQ(r->block[1], 1u);
       EXPECT_EQ(r->shared, unsigned(gg_sm90_dynamic_shared_bytes(&d)));
-      // A: [rows, K] bytes in 128 x tile_m boxes, 128-byte swizzle, zero fill past the edges.
-      for (int which = 0; which < 2; ++which) {
-        gg_operand operand = which ? GG_OPERAND_B : GG_OPERAND_A;
+      // A: [rows, K] bytes in 128 x tile_m boxes, B in 128 x tile_n, then A again in
+      // 128 x 32 (for tiles of few rows); 128-byte swizzle, zero fill past the edges.
+      ASSERT_EQ(GG_SM90_TENSOR_MAPS, 3);
+      const unsigned box_rows[3] = {unsigned(d.tile.m), unsigned(d.tile.n), 32u};
+      for (int which = 0; which < GG_SM90_TENSOR_MAPS; ++which) {
+        gg_operand operand = which == 1 ? GG_OPERAND_B : GG_OPERAND_A;
         gg_operand_shape shape = gg_operand_shape_of(&d, operand, m);
         TensorMapRecord t = MapOf(r, which);
         EXPECT_EQ(t.address, buffers.pointers[operand]);
@@ -142,15 +145,15 @@ TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
         EXPECT_EQ(t.dims[1], uint64_t(gg_operand_shape_numel(&shape) / d.k));
         EXPECT_EQ(t.strides[0], uint64_t(d.k));
         EXPECT_EQ(t.box[0], 128u);
-        EXPECT_EQ(t.box[1], unsigned(which ? d.tile.n : d.tile.m)) << "128 columns: A in one box";
+        EXPECT_EQ(t.box[1], box_rows[which]) << "map " << which << "; 128 columns: A in one box";
         EXPECT_EQ(t.swizzle, 3) << "128B";
         EXPECT_EQ(t.oob, 0) << "zero fill";
       }
       uint64_t values[GG_MAX_OPERAND_ARGS];
       size_t count = gg_operand_arg_values(&d, buffers.pointers, m, values, nullptr, GG_MAX_OPERAND_ARGS);
-      ASSERT_EQ(size_t(r->param_count), 2 + count);
-      for (size_t i = 0; i < count; ++i) EXPECT_EQ(U64(r, int(2 + i)), values[i]) << "field " << i;
-      EXPECT_EQ(U64(r, 2), uint64_t(uintptr_t(buffers.pointers[GG_OPERAND_A])));
+      ASSERT_EQ(size_t(r->param_count), 3 + count);
+      for (size_t i = 0; i < count; ++i) EXPECT_EQ(U64(r, int(3 + i)), values[i]) << "field " << i;
+      EXPECT_EQ(U64(r, 3), uint64_t(uintptr_t(buffers.pointers[GG_OPERAND_A])));
       // The maps are kept: launching on the same tensors again encodes nothing; other
       // tensors are encoded and get their own maps.
       int encodes = fake.encodes();
@@ -159,9 +162,10 @@ TEST(FakeCuda, LaunchHandsTheDriverTensorMapsAndMemrefs) {
       EXPECT_EQ(memcmp(fake.launch(0)->params[0], fake.launch(1)->params[0], 128), 0);
       DeviceBuffers other(device, d, m);
       ASSERT_EQ(gg_cuda_kernel_launch(kernel, &d, other.pointers, m, 0, stream), GG_OK);
-      EXPECT_EQ(fake.encodes(), encodes + 2);
+      EXPECT_EQ(fake.encodes(), encodes + 3);
       EXPECT_EQ(MapOf(fake.launch(0), 0).address, other.pointers[GG_OPERAND_A]);
       EXPECT_EQ(MapOf(fake.launch(0), 1).address, other.pointers[GG_OPERAND_B]);
+      EXPECT_EQ(MapOf(fake.launch(0), 2).address, other.pointers[GG_OPERAND_A]);
     }
     gg_cuda_kernel_destroy(kernel);
     gg_cuda_device_close(device);
@@ -676,6 +680,7 @@ TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
       EXPECT_EQ(MapOf(fake.launch(0), 1).box[1], accum == GG_ACCUM_FAST ? 256u : 128u);
       EXPECT_EQ(MapOf(fake.launch(0), 0).box[1], accum == GG_ACCUM_FAST ? 32u : 128u)
           << "256 columns: A in boxes of 32 rows";
+      EXPECT_EQ(MapOf(fake.launch(0), 2).box[1], 32u) << "A in boxes of few rows, at any width";
     }
   }
   EXPECT_EQ(fake.live_allocations(), 0);
@@ -683,7 +688,7 @@ TEST(FakeCuda, ApiTakesTheWideTileInFastMode) {
 
 // Deployment: sm_90a kernels bundled ahead of time load from the bundle (no compile) and
 // launch on the driver; the bundle records the launch metadata (384 threads, the ring's
-// shared memory, two 128-byte maps and the memref fields).
+// shared memory, three 128-byte maps and the memref fields).
 TEST(FakeCuda, BundledKernelsLaunchWithoutCompiling) {
   gg_op_desc d = Desc(GG_LAYOUT_BATCHED);
   std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
@@ -718,6 +723,9 @@ TEST(FakeCuda, BundledKernelsLaunchWithoutCompiling) {
     ASSERT_EQ(status, GG_OK) << Message(status);
     EXPECT_EQ(fake.launches(), launches + 1);
     EXPECT_EQ(fake.launch(0)->shared, unsigned(gg_sm90_dynamic_shared_bytes(&d)));
+    size_t fields = gg_operand_arg_values(&d, buffers.pointers, m, nullptr, nullptr, 0);
+    EXPECT_EQ(size_t(fake.launch(0)->param_count), GG_SM90_TENSOR_MAPS + fields);
+    EXPECT_EQ(MapOf(fake.launch(0), 2).box[1], 32u);
     gg_problem_destroy(p);
   }
   gg_cache_stats stats;

@@ -323,10 +323,17 @@ gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
 // The epilogue stages a consumer warpgroup's 64 rows this many columns at a time.
 #define GG_SM90_EPILOGUE_COLS 64
 int gg_sm90_stages(const gg_op_desc* desc);
-// A reaches a stage in boxes of this many rows (A's tensor map box), as many as hold the
-// tile's rows: 32 at tile_n 256 (a decode tile of 2 rows moves 32 rows of A, not 128),
-// tile_m otherwise (on the H200 a 128x128 stage of four A boxes ran large M 20 % slower,
-// docs/performance.md). The compiler and the runtime both take it from here.
+// sm_90a kernels take their tensor maps by value before every other parameter, in this
+// order: A in boxes of gg_sm90_a_box_rows rows, B in boxes of tile_n rows, and A again in
+// boxes of GG_SM90_A_FEW_ROWS rows.
+#define GG_SM90_TENSOR_MAPS 3
+#define GG_SM90_A_FEW_ROWS 32
+// A reaches a stage in boxes of this many rows (A's first tensor map), as many as hold the
+// tile's rows: GG_SM90_A_FEW_ROWS at tile_n 256, tile_m otherwise (on the H200 a 128x128
+// stage of four A boxes ran large M 20 % slower, docs/performance.md). A tile whose rows
+// fit in fewer boxes of GG_SM90_A_FEW_ROWS rows loads those from the third map instead (a
+// decode tile of 2 rows moves 32 rows of A, not 128). The compiler and the runtime both
+// take it from here.
 int gg_sm90_a_box_rows(const gg_op_desc* desc);
 // The dynamic shared memory of a launch: 1 KiB to align the ring to 1024 bytes, the stages,
 // for packed layouts the group ends and the scan's partials (8 (G + 384) bytes), then the

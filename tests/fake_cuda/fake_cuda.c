@@ -52,6 +52,7 @@ static struct {
   int initialised, device_count, major, minor, shared_optin;
   int retained;
   int param_count;  // how many parameters the kernel under test takes
+  int tensor_maps;  // how many of them, first, are 128-byte tensor maps
   char fail_function[64];
   CUresult fail_code;
   int launches, memsets, synchronizes, live_allocations, modules, encodes, live_events;
@@ -95,13 +96,14 @@ static CUresult failing(const char* function) {
 // Test hooks.
 
 EXPORT void test_configure(int device_count, int major, int minor, int shared_optin,
-                           int param_count) {
+                           int param_count, int tensor_maps) {
   pthread_mutex_lock(&fake.mutex);
   fake.device_count = device_count;
   fake.major = major;
   fake.minor = minor;
   fake.shared_optin = shared_optin;
   fake.param_count = param_count;
+  fake.tensor_maps = tensor_maps;
   pthread_mutex_unlock(&fake.mutex);
 }
 // The name cuDeviceGetName gives ("" or NULL: "Fake H200"), for devices opened after it.
@@ -510,7 +512,7 @@ EXPORT CUresult cuLaunchKernelEx(const launch_config* config, void* function, vo
     return INVALID_VALUE;  // the driver's rule: a grid of whole clusters
   r.stream = config->stream;
   r.param_count = fake.param_count < 64 ? fake.param_count : 64;
-  for (int i = 0; i < r.param_count; ++i) memcpy(r.params[i], params[i], i < 2 ? 128 : 8);
+  for (int i = 0; i < r.param_count; ++i) memcpy(r.params[i], params[i], i < fake.tensor_maps ? 128 : 8);
   if (fake.capturing && config->stream == fake.capturing) {
     if (fake.graph_count < 4) fake.graph[fake.graph_count++] = r;
     return OK;

@@ -21,8 +21,8 @@
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 64x128x128 --target sm_90a 2>&1 | FileCheck %s --check-prefix=TILE
 
 // The tensor maps come first, then the function's operands.
-// KERNEL: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x512xf8E4M3FN>
-// KERNEL-SAME: kernel attributes {gg.tensor_maps = 2 : i64, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// KERNEL: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x512xf8E4M3FN>
+// KERNEL-SAME: kernel attributes {gg.tensor_maps = 3 : i64, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // The group ends, computed by every CTA into shared memory past the ring (no workspace).
 // KERNEL: memref.view %{{.*}} to memref<2xi64, #gpu.address_space<workgroup>>
 // KERNEL: memref.view %{{.*}} to memref<384xi64, #gpu.address_space<workgroup>>
@@ -52,12 +52,26 @@
 // KERNEL: scf.condition
 // KERNEL: } do {
 // KERNEL: arith.addi %{{.*}}, %[[STEP]] : index
+// A stage expects the bytes of B and of the A boxes that hold the tile's rows: at 128
+// columns one box of 128 rows from the first map, or where the rows are 96 or fewer
+// (min(rows, 128) <= 96) that many 32-row boxes, rounded up, from the third (a decode tile
+// of 2 rows moves 4 KiB of A, not 16); WIDE below.
+// KERNEL: %[[ROWS0:.*]] = arith.minsi %{{.*}}, %c128{{[_0-9]*}} : index
+// KERNEL: %[[ROWS:.*]] = arith.maxsi %[[ROWS0]], %c1{{[_0-9]*}} : index
+// KERNEL: %[[FEW:.*]] = arith.cmpi sle, %[[ROWS]], %c96{{[_0-9]*}} : index
+// KERNEL: %[[BROWS:.*]] = arith.select %[[FEW]], %c32{{[_0-9]*}}, %c128{{[_0-9]*}} : index
+// KERNEL: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %[[BROWS]] : index
+// KERNEL: %[[SPAN:.*]] = arith.muli %[[BOXES]], %[[BROWS]] : index
+// KERNEL: %[[ATX:.*]] = arith.muli %[[SPAN]], %c128{{[_0-9]*}} : index
+// KERNEL: %[[TX:.*]] = arith.addi %[[ATX]], %c16384{{[_0-9]*}} : index
 // KERNEL: memref.load %[[PITER]]
 // KERNEL: nvgpu.mbarrier.try_wait.parity
-// A stage expects the bytes of B and of the A boxes that hold the tile's rows (at 128
-// columns one box of 128 rows; WIDE below).
-// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
-// KERNEL: scf.for
+// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// KERNEL: scf.if %[[FEW]] {
+// KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
+// KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
+// KERNEL: } else {
+// KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
 // KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>, swizzle = swizzle_128b
 // KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
 // KERNEL: memref.store %{{.*}}, %[[PITER]]
@@ -169,7 +183,7 @@
 // BLOCKWISE-NOT: arith.remsi
 
 // gg-nvvm-abi: the maps travel by value as grid constants.
-// ABI: llvm.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%arg0: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg1: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// ABI: llvm.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%arg0: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg1: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg2: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // ABI-SAME: nvvm.kernel
 
 // PTX: .target sm_90a
@@ -177,6 +191,7 @@
 // PTX: .visible .entry gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(
 // PTX-NEXT: .param .align 64 .b8 gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a_param_0[128],
 // PTX-NEXT: .param .align 64 .b8 gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a_param_1[128],
+// PTX-NEXT: .param .align 64 .b8 gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a_param_2[128],
 // PTX: .maxntid 384, 1, 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40;
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232;
@@ -189,14 +204,17 @@
 // BLOCKFAST: error: blockwise scaling scales each K block's partial sum
 // TILE: error: tile 64x128x128 is not an sm_90a tile
 
-// At 256 columns A comes in boxes of 32 rows, only those that hold the tile's rows
-// (min(rows, 128) / 32, rounded up): a decode tile of 2 rows moves 4 KiB of A, not 16.
+// At 256 columns A comes in boxes of 32 rows at every row count, only those that hold the
+// tile's rows (min(rows, 128) / 32, rounded up), from the first map: no choice to make.
 // WIDE: %[[ROWS0:.*]] = arith.minsi %{{.*}}, %c128{{[_0-9]*}} : index
 // WIDE: %[[ROWS:.*]] = arith.maxsi %[[ROWS0]], %c1{{[_0-9]*}} : index
-// WIDE: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %c32{{[_0-9]*}} : index
-// WIDE: %[[ATX:.*]] = arith.muli %[[BOXES]], %c4096{{[_0-9]*}} : index
-// WIDE: %[[TX:.*]] = arith.addi %[[ATX]], %c32768{{[_0-9]*}} : index
+// WIDE-NEXT: %[[BROWS:.*]] = arith.constant 32 : index
+// WIDE-NEXT: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %[[BROWS]] : index
+// WIDE-NEXT: %[[SPAN:.*]] = arith.muli %[[BOXES]], %[[BROWS]] : index
+// WIDE-NEXT: %[[ATX:.*]] = arith.muli %[[SPAN]], %c128{{[_0-9]*}} : index
+// WIDE-NEXT: %[[TX:.*]] = arith.addi %[[ATX]], %c32768{{[_0-9]*}} : index
 // WIDE: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]]
+// WIDE-NOT: scf.if
 // WIDE: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
 // WIDE: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
 // WIDE: nvgpu.tma.async.load %{{.*}} : <tensor = memref<256x128xf8E4M3FN, 3>

@@ -42,7 +42,7 @@ struct LaunchRecord {
 };
 
 struct Fake {
-  void (*configure)(int, int, int, int, int);
+  void (*configure)(int, int, int, int, int, int);
   void (*fail)(const char*, int);
   void (*set_device_name)(const char*);
   int (*launches)();
@@ -105,11 +105,11 @@ std::string Message(gg_status status) {
 
 size_t ParamCount(const gg_op_desc& d) {
   void* none[GG_OPERAND_COUNT] = {};
-  return 2 + gg_operand_arg_values(&d, none, 1, nullptr, nullptr, 0);
+  return GG_SM90_TENSOR_MAPS + gg_operand_arg_values(&d, none, 1, nullptr, nullptr, 0);
 }
 
 void Configure(const gg_op_desc& d, int major = 9, int minor = 0) {
-  fake.configure(1, major, minor, 232448, int(ParamCount(d)));
+  fake.configure(1, major, minor, 232448, int(ParamCount(d)), GG_SM90_TENSOR_MAPS);
 }
 
 struct DeviceBuffers {
