@@ -636,9 +636,34 @@ static void emit_a_boxes(gg_text* t, const nvvm_kernel* k, const char* indent, c
   line(t, "%s}", indent);
 }
 
-// The producer's share of a tile: thread 0 waits for each stage to be free (from the
-// ring's second round on: %iter counts the K tiles of the CTA's tiles so far) and issues
-// its A and B loads.
+// The producer's K loop: for each of the tile's K tiles, wait for the stage to be free
+// (from the ring's second round on: %iter counts the K tiles of the CTA's tiles so far),
+// arm it with %tx bytes, and load A in %a_boxes boxes of `rows` rows from `map` and B.
+static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* map,
+                                 const char* type, int rows, const char* x) {
+  line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
+  emit_ring_slot(t, "      ");
+  line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
+  line(t, "      scf.if %%again {");
+  line(t, "        %%r1 = arith.subi %%r, %%c1 : index");
+  line(t, "        %%r1i = arith.index_cast %%r1 : index to i64");
+  line(t, "        %%pb = arith.trunci %%r1i : i64 to i1");
+  line(t, "        %%se = arith.addi %%s, %%cS : index");
+  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
+  line(t, "      }");
+  line(t, "      %%so = arith.muli %%s, %%cStage : index");
+  line(t, "      %%ao = arith.addi %%aoff, %%so : index");
+  line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
+  line(t, "      %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
+  line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
+  line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
+  line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+  emit_a_boxes(t, k, "      ", map, type, rows, x);
+  line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
+  line(t, "    }");
+}
+
+// The producer's share of a tile: thread 0 issues its A and B loads.
 static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "  scf.if %%is0 {");
   // The A boxes that hold the tile's rows (at least one): of the first map's rows, or of
@@ -662,34 +687,17 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "    %%a_tx = arith.muli %%a_box_span, %%c128 : index");
   line(t, "    %%tx = arith.addi %%a_tx, %%cBBytes : index");
   line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
-  line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
-  emit_ring_slot(t, "      ");
-  line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
-  line(t, "      scf.if %%again {");
-  line(t, "        %%r1 = arith.subi %%r, %%c1 : index");
-  line(t, "        %%r1i = arith.index_cast %%r1 : index to i64");
-  line(t, "        %%pb = arith.trunci %%r1i : i64 to i1");
-  line(t, "        %%se = arith.addi %%s, %%cS : index");
-  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
-  line(t, "      }");
-  line(t, "      %%so = arith.muli %%s, %%cStage : index");
-  line(t, "      %%ao = arith.addi %%aoff, %%so : index");
-  line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
-  line(t, "      %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
-  line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
-  line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
-  line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+  // The map is chosen once a tile, outside its K loop: a full tile's loop is the one it
+  // had before the third map.
   if (a_few_rows_map(k)) {
-    line(t, "      scf.if %%a_few {");
-    emit_a_boxes(t, k, "        ", "%tmF", "!tmF", GG_SM90_A_FEW_ROWS, "f");
-    line(t, "      } else {");
-    emit_a_boxes(t, k, "        ", "%tmA", "!tmA", box_rows, "w");
-    line(t, "      }");
+    line(t, "    scf.if %%a_few {");
+    emit_producer_k_loop(t, k, "%tmF", "!tmF", GG_SM90_A_FEW_ROWS, "f");
+    line(t, "    } else {");
+    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows, "w");
+    line(t, "    }");
   } else {
-    emit_a_boxes(t, k, "      ", "%tmA", "!tmA", box_rows, "w");
+    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows, "w");
   }
-  line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
-  line(t, "    }");
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
   line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
   line(t, "  }");

@@ -64,13 +64,19 @@
 // KERNEL: %[[SPAN:.*]] = arith.muli %[[BOXES]], %[[BROWS]] : index
 // KERNEL: %[[ATX:.*]] = arith.muli %[[SPAN]], %c128{{[_0-9]*}} : index
 // KERNEL: %[[TX:.*]] = arith.addi %[[ATX]], %c16384{{[_0-9]*}} : index
+// The map is chosen once a tile: one K loop for each.
 // KERNEL: memref.load %[[PITER]]
+// KERNEL: scf.if %[[FEW]] {
+// KERNEL: scf.for
 // KERNEL: nvgpu.mbarrier.try_wait.parity
 // KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
-// KERNEL: scf.if %[[FEW]] {
 // KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
 // KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
+// KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
 // KERNEL: } else {
+// KERNEL: scf.for
+// KERNEL: nvgpu.mbarrier.try_wait.parity
+// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
 // KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
 // KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>, swizzle = swizzle_128b
 // KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
