@@ -250,17 +250,23 @@ static gg_status sm90_check(const gg_op_desc* d) {
                           "sm_90a reads B as a plain [N, K] matrix through TMA; preshuffled B is "
                           "the operand order of AMD matrix cores");
   if (d->tile.m != 128 || d->tile.k != 128 || (d->tile.n != 64 && d->tile.n != 128 &&
-                                               d->tile.n != 256))
+                                               d->tile.n != 192 && d->tile.n != 256))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (two consumer "
                           "warpgroups of 64 rows), tile_k 128 (one 128-byte swizzle row), tile_n "
-                          "64, 128 or 256",
+                          "64, 128, 192 or 256",
                           d->tile.m, d->tile.n, d->tile.k);
   if (d->scaling == GG_SCALING_BLOCKWISE && d->accum == GG_ACCUM_FAST)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "blockwise scaling scales each K block's partial sum, so its "
                           "accumulation is promoted by construction: --accum fast applies to "
                           "rowwise scaling");
+  // A 192-column tile starts 64 columns into a 128-wide block of B's scales every other
+  // tile; the blockwise consumers take one block's scales a tile (n_offsets aside).
+  if (d->tile.n == 192 && d->scaling == GG_SCALING_BLOCKWISE)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "tile_n 192 on sm_90a straddles the 128-column blocks of blockwise "
+                          "scales: use tile_n 128 for blockwise scaling");
   if (d->tile.n == 256 && (d->accum == GG_ACCUM_PROMOTED || d->scaling == GG_SCALING_BLOCKWISE))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "tile_n 256 on sm_90a holds 128 accumulator registers per thread; "
@@ -343,7 +349,10 @@ gg_status gg_op_desc_validate(const gg_op_desc* in) {
 
   static const int32_t tile_mn[] = {64, 128, 256};
   static const int32_t tile_k[] = {128, 256};
-  if (!is_one_of(d.tile.m, tile_mn, 3) || !is_one_of(d.tile.n, tile_mn, 3) ||
+  // sm_90a also takes 192 columns (a wgmma's N is any multiple of 8 up to 256): where
+  // 256-column tiles leave SMs idle, narrower ones spread the weights over more of them.
+  bool sm90_n = d.target == GG_TARGET_SM90A && d.tile.n == 192;
+  if (!is_one_of(d.tile.m, tile_mn, 3) || !(sm90_n || is_one_of(d.tile.n, tile_mn, 3)) ||
       !is_one_of(d.tile.k, tile_k, 2))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "tile %dx%dx%d is not a candidate: tile_m and tile_n must be 64, 128 "

@@ -40,14 +40,9 @@ std::string Name(const Shape& s) {
          gg_accum_name(s.accum);
 }
 
-class EveryShape : public ::testing::TestWithParam<Shape> {};
-
-TEST_P(EveryShape, AssemblesWithoutSpillsOrLocalMemory) {
-  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
-  const Shape& s = GetParam();
-  gg_op_desc d = gg_test::ChipDesc(s.layout, GG_TARGET_SM90A, 384, 2048, 5);
-  d.scaling = s.scaling;
-  d.accum = s.accum;
+// d goes to PTX and through ptxas with no spills and no local memory, and the PTX has the
+// warp-specialised loop with `wgmma` (the instruction's name up to its types).
+void ExpectAssembles(const gg_op_desc& d, const std::string& wgmma) {
   ASSERT_EQ(gg_op_desc_validate(&d), GG_OK);
   gg_text ptx, cubin, log;
   gg_text_init(&ptx);
@@ -69,12 +64,37 @@ TEST_P(EveryShape, AssemblesWithoutSpillsOrLocalMemory) {
   EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 \t40;"), std::string::npos);
   EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 \t232;"), std::string::npos);
   EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
-  EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"), std::string::npos);
+  EXPECT_NE(text.find(wgmma + ".f32.e4m3.e4m3"), std::string::npos) << wgmma;
   ASSERT_GE(cubin.length, 4u);
   EXPECT_EQ(std::string(cubin.data, 4), "\177ELF");
   gg_text_free(&ptx);
   gg_text_free(&cubin);
   gg_text_free(&log);
+}
+
+class EveryShape : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(EveryShape, AssemblesWithoutSpillsOrLocalMemory) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  const Shape& s = GetParam();
+  gg_op_desc d = gg_test::ChipDesc(s.layout, GG_TARGET_SM90A, 384, 2048, 5);
+  d.scaling = s.scaling;
+  d.accum = s.accum;
+  ExpectAssembles(d, "wgmma.mma_async.sync.aligned.m64n128k32");
+}
+
+// 192-column tiles (rowwise, both accumulations: promoted's two sets of 96 accumulators
+// fit) on every layout, N 2304 = 12 of them.
+TEST(Sm90a, Tile192AssemblesWithoutSpillsOnEveryLayout) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  for (int layout = 0; layout < GG_LAYOUT_COUNT; ++layout)
+    for (gg_accum accum : {GG_ACCUM_PROMOTED, GG_ACCUM_FAST}) {
+      SCOPED_TRACE(std::string(gg_layout_name(gg_layout(layout))) + " " + gg_accum_name(accum));
+      gg_op_desc d = gg_test::ChipDesc(gg_layout(layout), GG_TARGET_SM90A, 2304, 1024, 3);
+      d.accum = accum;
+      d.tile = {128, 192, 128, 0, GG_LOOP_ROLLED, 1};
+      ExpectAssembles(d, "wgmma.mma_async.sync.aligned.m64n192k32");
+    }
 }
 
 std::vector<Shape> AllShapes() {
@@ -151,6 +171,10 @@ TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
       {[](gg_op_desc* d) { d->scaling = GG_SCALING_BLOCKWISE; d->accum = GG_ACCUM_FAST; },
        "--accum fast applies to rowwise scaling"},
       {[](gg_op_desc* d) { d->g = GG_SM90_MAX_GROUPS + 1; }, "keep the group ends in shared memory"},
+      {[](gg_op_desc* d) { d->tile = {128, 192, 128, 0, GG_LOOP_ROLLED, 0}; d->scaling = GG_SCALING_BLOCKWISE; },
+       "straddles the 128-column blocks of blockwise scales"},
+      {[](gg_op_desc* d) { d->tile = {128, 192, 128, 0, GG_LOOP_ROLLED, 0}; d->target = GG_TARGET_GFX950; },
+       "is not a candidate"},
   };
   for (const Case& c : cases) {
     gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 256, 512, 4);
