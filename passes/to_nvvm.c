@@ -622,25 +622,25 @@ static bool a_few_rows_map(const nvvm_kernel* k) {
 // The TMA loads of a stage's A in %a_boxes boxes of `rows` rows from `map` (of type
 // `type`); the rows past them keep what the stage held before, which reaches only result
 // rows the epilogue drops (a wgmma row of D reads its own row of A alone).
-static void emit_a_boxes(gg_text* t, const nvvm_kernel* k, const char* indent, const char* map,
-                         const char* type, int rows, const char* x) {
-  line(t, "%sscf.for %%ab%s = %%c0 to %%a_boxes step %%c1 {", indent, x);
-  line(t, "%s  %%cABox%s = arith.constant %d : index", indent, x, rows * TILE_K);
-  line(t, "%s  %%cABoxRows%s = arith.constant %d : index", indent, x, rows);
-  line(t, "%s  %%abo%s = arith.muli %%ab%s, %%cABox%s : index", indent, x, x, x);
-  line(t, "%s  %%aob%s = arith.addi %%ao, %%abo%s : index", indent, x, x);
-  line(t, "%s  %%abr%s = arith.muli %%ab%s, %%cABoxRows%s : index", indent, x, x, x);
-  line(t, "%s  %%arow%s = arith.addi %%a_row0, %%abr%s : index", indent, x, x);
-  line(t, "%s  %%aslot%s = memref.view %%dyn[%%aob%s][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", indent, x, x, k->smem, rows);
-  line(t, "%s  nvgpu.tma.async.load %s[%%k0, %%arow%s], %%bar[%%s] to %%aslot%s : %s, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", indent, map, x, x, type, rows);
-  line(t, "%s}", indent);
+static void emit_a_boxes(gg_text* t, const nvvm_kernel* k, const char* map, const char* type,
+                         int rows) {
+  line(t, "      scf.for %%ab = %%c0 to %%a_boxes step %%c1 {");
+  line(t, "        %%cABox = arith.constant %d : index", rows * TILE_K);
+  line(t, "        %%cABoxRows = arith.constant %d : index", rows);
+  line(t, "        %%abo = arith.muli %%ab, %%cABox : index");
+  line(t, "        %%aob = arith.addi %%ao, %%abo : index");
+  line(t, "        %%abr = arith.muli %%ab, %%cABoxRows : index");
+  line(t, "        %%arow = arith.addi %%a_row0, %%abr : index");
+  line(t, "        %%aslot = memref.view %%dyn[%%aob][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, rows);
+  line(t, "        nvgpu.tma.async.load %s[%%k0, %%arow], %%bar[%%s] to %%aslot : %s, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", map, type, rows);
+  line(t, "      }");
 }
 
 // The producer's K loop: for each of the tile's K tiles, wait for the stage to be free
 // (from the ring's second round on: %iter counts the K tiles of the CTA's tiles so far),
 // arm it with %tx bytes, and load A in %a_boxes boxes of `rows` rows from `map` and B.
 static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* map,
-                                 const char* type, int rows, const char* x) {
+                                 const char* type, int rows) {
   line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
   emit_ring_slot(t, "      ");
   line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
@@ -658,7 +658,7 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
   line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
-  emit_a_boxes(t, k, "      ", map, type, rows, x);
+  emit_a_boxes(t, k, map, type, rows);
   line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
   line(t, "    }");
 }
@@ -691,12 +691,12 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   // had before the third map.
   if (a_few_rows_map(k)) {
     line(t, "    scf.if %%a_few {");
-    emit_producer_k_loop(t, k, "%tmF", "!tmF", GG_SM90_A_FEW_ROWS, "f");
+    emit_producer_k_loop(t, k, "%tmF", "!tmF", GG_SM90_A_FEW_ROWS);
     line(t, "    } else {");
-    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows, "w");
+    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows);
     line(t, "    }");
   } else {
-    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows, "w");
+    emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows);
   }
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
   line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
