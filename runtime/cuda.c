@@ -446,7 +446,9 @@ gg_status gg_cuda_tensor_maps(const gg_op_desc* desc, void* const buffers[GG_OPE
   gg_op_desc d = gg_op_desc_with_defaults(desc);
   GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_A, (uint32_t)gg_sm90_a_box_rows(&d), &maps[0]));
   GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)d.tile.n, &maps[1]));
-  return tensor_map_args(&d, buffers, m, GG_OPERAND_A, GG_SM90_A_FEW_ROWS, &maps[2]);
+  maps[2] = maps[0];  // A again, in boxes of few rows
+  maps[2].box[1] = GG_SM90_A_FEW_ROWS;
+  return GG_OK;
 }
 
 static gg_status encode(const gg_cuda_tensor_map_args* a, CUtensorMap* map) {
