@@ -638,9 +638,16 @@ static void emit_a_boxes(gg_text* t, const nvvm_kernel* k, const char* map, cons
 
 // The producer's K loop: for each of the tile's K tiles, wait for the stage to be free
 // (from the ring's second round on: %iter counts the K tiles of the CTA's tiles so far),
-// arm it with %tx bytes, and load A in %a_boxes boxes of `rows` rows from `map` and B.
+// arm it with the stage's bytes, and load A in the boxes of `rows` rows from `map` that
+// hold the tile's %a_rows rows (at least one), and B. The box count divides by a constant,
+// so where one box holds every row of the tile it folds to one.
 static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* map,
                                  const char* type, int rows) {
+  line(t, "    %%cBoxRows = arith.constant %d : index", rows);
+  line(t, "    %%a_boxes = arith.ceildivsi %%a_rows, %%cBoxRows : index");
+  line(t, "    %%a_box_span = arith.muli %%a_boxes, %%cBoxRows : index");
+  line(t, "    %%a_tx = arith.muli %%a_box_span, %%c128 : index");
+  line(t, "    %%tx = arith.addi %%a_tx, %%cBBytes : index");
   line(t, "    scf.for %%kt = %%c0 to %%nk step %%c1 {");
   emit_ring_slot(t, "      ");
   line(t, "      %%again = arith.cmpi uge, %%gk, %%cS : index");
@@ -666,30 +673,19 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
 // The producer's share of a tile: thread 0 issues its A and B loads.
 static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "  scf.if %%is0 {");
-  // The A boxes that hold the tile's rows (at least one): of the first map's rows, or of
-  // GG_SM90_A_FEW_ROWS from the third where fewer of those hold them; a stage's bytes.
+  // A's rows in the tile: in boxes of the first map's rows, or of GG_SM90_A_FEW_ROWS from
+  // the third where fewer of those hold them.
   int box_rows = gg_sm90_a_box_rows(&k->desc);
   line(t, "    %%cTM = arith.constant %d : index", k->tm);
   line(t, "    %%cBBytes = arith.constant %lld : index", k->stage_bytes - k->a_bytes);
   line(t, "    %%a_rows0 = arith.minsi %%row_limit, %%cTM : index");
   line(t, "    %%a_rows = arith.maxsi %%a_rows0, %%c1 : index");
-  if (a_few_rows_map(k)) {
-    line(t, "    %%cBoxRows = arith.constant %d : index", box_rows);
-    line(t, "    %%cFewRows = arith.constant %d : index", GG_SM90_A_FEW_ROWS);
-    line(t, "    %%cFewMost = arith.constant %d : index", box_rows - GG_SM90_A_FEW_ROWS);
-    line(t, "    %%a_few = arith.cmpi sle, %%a_rows, %%cFewMost : index");
-    line(t, "    %%a_box_rows = arith.select %%a_few, %%cFewRows, %%cBoxRows : index");
-  } else {
-    line(t, "    %%a_box_rows = arith.constant %d : index", box_rows);
-  }
-  line(t, "    %%a_boxes = arith.ceildivsi %%a_rows, %%a_box_rows : index");
-  line(t, "    %%a_box_span = arith.muli %%a_boxes, %%a_box_rows : index");
-  line(t, "    %%a_tx = arith.muli %%a_box_span, %%c128 : index");
-  line(t, "    %%tx = arith.addi %%a_tx, %%cBBytes : index");
   line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
   // The map is chosen once a tile, outside its K loop: a full tile's loop is the one it
   // had before the third map.
   if (a_few_rows_map(k)) {
+    line(t, "    %%cFewMost = arith.constant %d : index", box_rows - GG_SM90_A_FEW_ROWS);
+    line(t, "    %%a_few = arith.cmpi sle, %%a_rows, %%cFewMost : index");
     line(t, "    scf.if %%a_few {");
     emit_producer_k_loop(t, k, "%tmF", "!tmF", GG_SM90_A_FEW_ROWS);
     line(t, "    } else {");

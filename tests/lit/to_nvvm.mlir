@@ -55,25 +55,31 @@
 // A stage expects the bytes of B and of the A boxes that hold the tile's rows: at 128
 // columns one box of 128 rows from the first map, or where the rows are 96 or fewer
 // (min(rows, 128) <= 96) that many 32-row boxes, rounded up, from the third (a decode tile
-// of 2 rows moves 4 KiB of A, not 16); WIDE below.
+// of 2 rows moves 4 KiB of A, not 16); WIDE below. The map is chosen once a tile, one K
+// loop for each, and each counts its boxes dividing by its own box rows (a constant, so
+// that a full tile's count folds to one).
 // KERNEL: %[[ROWS0:.*]] = arith.minsi %{{.*}}, %c128{{[_0-9]*}} : index
 // KERNEL: %[[ROWS:.*]] = arith.maxsi %[[ROWS0]], %c1{{[_0-9]*}} : index
+// KERNEL: memref.load %[[PITER]]
 // KERNEL: %[[FEW:.*]] = arith.cmpi sle, %[[ROWS]], %c96{{[_0-9]*}} : index
-// KERNEL: %[[BROWS:.*]] = arith.select %[[FEW]], %c32{{[_0-9]*}}, %c128{{[_0-9]*}} : index
+// KERNEL: scf.if %[[FEW]] {
+// KERNEL: %[[FROWS:.*]] = arith.constant 32 : index
+// KERNEL: %[[FBOXES:.*]] = arith.ceildivsi %[[ROWS]], %[[FROWS]] : index
+// KERNEL: %[[FSPAN:.*]] = arith.muli %[[FBOXES]], %[[FROWS]] : index
+// KERNEL: %[[FATX:.*]] = arith.muli %[[FSPAN]], %c128{{[_0-9]*}} : index
+// KERNEL: %[[FTX:.*]] = arith.addi %[[FATX]], %c16384{{[_0-9]*}} : index
+// KERNEL: scf.for
+// KERNEL: nvgpu.mbarrier.try_wait.parity
+// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[FTX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[FBOXES]] step
+// KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
+// KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
+// KERNEL: } else {
+// KERNEL: %[[BROWS:.*]] = arith.constant 128 : index
 // KERNEL: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %[[BROWS]] : index
 // KERNEL: %[[SPAN:.*]] = arith.muli %[[BOXES]], %[[BROWS]] : index
 // KERNEL: %[[ATX:.*]] = arith.muli %[[SPAN]], %c128{{[_0-9]*}} : index
 // KERNEL: %[[TX:.*]] = arith.addi %[[ATX]], %c16384{{[_0-9]*}} : index
-// The map is chosen once a tile: one K loop for each.
-// KERNEL: memref.load %[[PITER]]
-// KERNEL: scf.if %[[FEW]] {
-// KERNEL: scf.for
-// KERNEL: nvgpu.mbarrier.try_wait.parity
-// KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
-// KERNEL: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
-// KERNEL: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
-// KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
-// KERNEL: } else {
 // KERNEL: scf.for
 // KERNEL: nvgpu.mbarrier.try_wait.parity
 // KERNEL: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
@@ -214,6 +220,7 @@
 // tile's rows (min(rows, 128) / 32, rounded up), from the first map: no choice to make.
 // WIDE: %[[ROWS0:.*]] = arith.minsi %{{.*}}, %c128{{[_0-9]*}} : index
 // WIDE: %[[ROWS:.*]] = arith.maxsi %[[ROWS0]], %c1{{[_0-9]*}} : index
+// WIDE-NEXT: memref.load
 // WIDE-NEXT: %[[BROWS:.*]] = arith.constant 32 : index
 // WIDE-NEXT: %[[BOXES:.*]] = arith.ceildivsi %[[ROWS]], %[[BROWS]] : index
 // WIDE-NEXT: %[[SPAN:.*]] = arith.muli %[[BOXES]], %[[BROWS]] : index
