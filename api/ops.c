@@ -16,11 +16,12 @@ gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call)
   GG_RETURN_IF_ERROR(gg_context_autotune(context, &checked));
   gg_kernel* kernel;
   gg_status status = gg_kernel_get(context, &checked.desc, &kernel);
-  if (status && checked.split_by_rule && gg_status_code_of(status) == GG_STATUS_NOT_FOUND) {
-    // A runtime-only context whose bundles lack the split-K kernel the rule chose (one
-    // bundled before split-K, say) runs the tile the rule starts from, unsplit: the same
-    // result, slower at decode.
-    gg_log(context, GG_LOG_DEBUG, "%s; taking the kernel without split-K", gg_status_message(status));
+  if (status && checked.decode_by_rule && gg_status_code_of(status) == GG_STATUS_NOT_FOUND) {
+    // A runtime-only context whose bundles lack the decode kernel the rule chose (split-K
+    // or 192 columns; one bundled before them, say) runs the tile the rule starts from,
+    // unsplit: the same result, slower at decode.
+    gg_log(context, GG_LOG_DEBUG, "%s; taking the kernel the rule starts from",
+           gg_status_message(status));
     gg_status_free(status);
     checked.desc.tile = checked.unsplit;
     checked.desc.tile.split_k = 1;

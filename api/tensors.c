@@ -180,7 +180,7 @@ static gg_status check_fp8(const gg_grouped_gemm_call* call, gg_checked_call* ou
 
 void gg_checked_call_take_tile(gg_checked_call* call, gg_tile_config tile) {
   call->desc.tile = tile;
-  call->split_by_rule = tile.split_k > 1;
+  call->decode_by_rule = tile.split_k > 1;
   call->unsplit = tile;
   call->unsplit.split_k = 1;
 }
@@ -266,7 +266,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   // No tile named: a tuning table's entry for the launch where the context holds one
   // (api/tuning.c), else the tile gg_tile_config_for_launch gives (AMD chips at large M:
   // the K loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at
-  // decode: split-K, and 256 columns for it, where the tiles leave SMs idle); an explicit
+  // decode: split-K, and 256 or 192 columns, where the tiles leave SMs idle); an explicit
   // waves_per_eu stays.
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
     gg_tile_config tuned;
@@ -276,9 +276,11 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
     } else {
       out->tile_from_rule = d->tile.split_k <= 1;
       gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
-      out->split_by_rule = d->tile.split_k <= 1 && tile.split_k > 1;
-      if (out->split_by_rule) out->unsplit = gg_tile_config_unsplit(d, out->m);
-      if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k || out->split_by_rule)
+      gg_tile_config unsplit = gg_tile_config_unsplit(d, out->m);
+      out->decode_by_rule = d->tile.split_k <= 1 && (tile.split_k > 1 || tile.n != unsplit.n);
+      if (out->decode_by_rule) out->unsplit = unsplit;
+      if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k ||
+          out->decode_by_rule)
         d->tile = tile;
     }
   }

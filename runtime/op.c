@@ -166,6 +166,19 @@ static int sm90_split_plan(const gg_op_desc* in, int64_t m, int64_t* ctas) {
   return best;
 }
 
+// The weight bytes the busiest SM streams in a decode launch of m rows with desc's tile, in
+// units of a column times a K tile: the rounds its tiles take over the clusters the device
+// holds at once, times each CTA's share (tile_n columns, K / split tiles of K).
+static int64_t sm90_stream_cost(const gg_op_desc* in, int64_t m) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  int64_t clusters = gg_sm90_planned_clusters(d.tile.split_k);
+  int64_t tiles = sm90_busy_tiles(&d, m), k_tiles = (d.k + 127) / 128;
+  if (clusters <= 0) return INT64_MAX;
+  int64_t rounds = (tiles + clusters - 1) / clusters;
+  int64_t share = (k_tiles + d.tile.split_k - 1) / d.tile.split_k;
+  return gg_saturating_mul(gg_saturating_mul(rounds, d.tile.n), share);
+}
+
 int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
   int64_t ctas;
   return sm90_split_plan(in, m, &ctas);
@@ -199,6 +212,30 @@ gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
       wide.tile.split_k = split;
       gg_status status = gg_op_desc_validate(&wide);
       if (!status) at.tile = wide.tile;
+      gg_status_free(status);
+    }
+  }
+  // Rowwise decode takes 192 columns, split as the rule splits them, where the busiest SM
+  // then streams at least 5 % fewer weight bytes (sm90_stream_cost): the tile counts of
+  // 128 and 256 columns leave SMs idle or a last round part-empty. Measured on an H200
+  // (docs/performance.md, 2026-12-04) at 16 and 128 rows over 8 experts: N 2304 K 16384,
+  // 72 tiles of 256 columns against 96 of 192, fast 1.10 -> 1.35x torch, promoted 1.17 ->
+  // 1.83; N 1280 K 8192 split in two, 80 CTAs against 112, fast 1.15 -> 1.32, promoted
+  // 1.68 -> 1.94; N 13312 K 16384, 4 rounds of 256 columns against 5 of 192, fast 1.25 ->
+  // 1.30; the other shapes, which the cost ranks below, ran 2-37 % slower at 192. Packed
+  // rows only (the layouts measured); blockwise scaling refuses the tile.
+  bool packed = at.layout == GG_LAYOUT_SIZES || at.layout == GG_LAYOUT_OFFSETS;
+  if (at.target == GG_TARGET_SM90A && at.scaling == GG_SCALING_ROWWISE && packed && m >= 1 &&
+      m <= GG_SM90_DECODE_ROWS && at.tile.n != 192) {
+    gg_op_desc narrow = at;
+    narrow.tile.n = 192;
+    narrow.tile.split_k = 1;
+    int64_t narrow_ctas;
+    narrow.tile.split_k = sm90_split_plan(&narrow, m, &narrow_ctas);
+    int64_t cost = sm90_stream_cost(&at, m), narrow_cost = sm90_stream_cost(&narrow, m);
+    if (cost <= INT64_MAX / 20 && narrow_cost <= INT64_MAX / 20 && 20 * narrow_cost <= 19 * cost) {
+      gg_status status = gg_op_desc_validate(&narrow);
+      if (!status) at.tile = narrow.tile;
       gg_status_free(status);
     }
   }

@@ -404,8 +404,10 @@ TEST(SplitKForShape, FastModeWidensTheTileWhereItsSplitKeepsAsManySMsBusy) {
   gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 1280, 8192, 8);
   d.accum = GG_ACCUM_FAST;
   gg_tile_config t = gg_tile_config_for_launch(&d, 16);
-  EXPECT_EQ(t.n, 256) << "80 tiles of 128 columns unsplit, 40 of 256 split";
-  EXPECT_EQ(t.split_k, 2) << "40 tiles: one more than 39 clusters of 3";
+  // 80 tiles of 128 columns unsplit, 40 of 256 split in 2 (one more than 39 clusters of
+  // 3), and 56 of 192 split in 2, which stream the least on the busiest SM.
+  EXPECT_EQ(t.n, 192);
+  EXPECT_EQ(t.split_k, 2);
   EXPECT_EQ(gg_tile_config_unsplit(&d, 16).n, 128);
   t = gg_tile_config_for_launch(&d, 1);
   EXPECT_EQ(t.n, 128) << "10 tiles of 128 columns split in 4 busy more SMs than 5 of 256";
@@ -422,6 +424,44 @@ TEST(SplitKForShape, FastModeWidensTheTileWhereItsSplitKeepsAsManySMsBusy) {
   d.accum = GG_ACCUM_FAST;
   d.tile.split_k = 2;
   EXPECT_EQ(gg_tile_config_for_launch(&d, 1).split_k, 2) << "the caller's split stays";
+}
+
+// Rowwise decode (at most 128 rows, packed) takes 192 columns where the busiest SM then
+// streams at least 5 % fewer weights: of the benchmark's shapes at 16 and 128 rows over 8
+// experts, the three where 192 columns ran faster on an H200 (docs/performance.md,
+// 2026-12-04), and none of the seven where they ran slower.
+TEST(SplitKForShape, DecodeTakes192ColumnsWhereTheBusiestSMStreamsLess) {
+  struct Shape {
+    int64_t n, k;
+    int fast_n, fast_split, promoted_n, promoted_split;
+  } shapes[] = {
+      {4096, 7168, 256, 1, 128, 1},  {7168, 2048, 256, 1, 128, 1},  {1280, 8192, 192, 2, 192, 2},
+      {8192, 1024, 256, 1, 128, 1},  {7168, 8192, 256, 1, 128, 1},  {8192, 3584, 256, 1, 128, 1},
+      {2304, 16384, 192, 1, 192, 1}, {16384, 2048, 256, 1, 128, 1}, {13312, 16384, 192, 1, 128, 1},
+      {16384, 6656, 256, 1, 128, 1},
+  };
+  for (const Shape& s : shapes)
+    for (int64_t rows : {16, 128})
+      for (gg_accum accum : {GG_ACCUM_FAST, GG_ACCUM_PROMOTED}) {
+        gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, s.n, s.k, 8);
+        d.accum = accum;
+        gg_tile_config t = gg_tile_config_for_launch(&d, rows);
+        bool fast = accum == GG_ACCUM_FAST;
+        std::string at = "N " + std::to_string(s.n) + " K " + std::to_string(s.k) + " rows " +
+                         std::to_string(rows) + (fast ? " fast" : " promoted");
+        EXPECT_EQ(t.n, fast ? s.fast_n : s.promoted_n) << at;
+        EXPECT_EQ(t.split_k, fast ? s.fast_split : s.promoted_split) << at;
+      }
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_SM90A, 2304, 16384, 8);
+  EXPECT_EQ(gg_tile_config_for_launch(&d, 129).n, 128) << "past decode rows";
+  EXPECT_EQ(gg_tile_config_for_launch(&d, 1).n, 128)
+      << "one busy group: 18 tiles split in 4 stream less than 12 of 192";
+  d.scaling = GG_SCALING_BLOCKWISE;
+  EXPECT_EQ(gg_tile_config_for_launch(&d, 16).n, 128) << "blockwise refuses 192 columns";
+  gg_op_desc batched = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 2304, 16384, 8);
+  EXPECT_EQ(gg_tile_config_for_launch(&batched, 16).n, 128) << "packed rows only";
+  gg_op_desc amd = gg_test::ChipDesc(GG_LAYOUT_OFFSETS, GG_TARGET_GFX950, 2304, 16384, 8);
+  EXPECT_EQ(gg_tile_config_for_launch(&amd, 16).n, 128) << "sm_90a only";
 }
 
 // The descriptor says split-K only where asked, and refuses what the kernel cannot do.
