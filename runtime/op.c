@@ -166,9 +166,20 @@ static int sm90_split_plan(const gg_op_desc* in, int64_t m, int64_t* ctas) {
   return best;
 }
 
-// The weight bytes the busiest SM streams in a decode launch of m rows with desc's tile, in
-// units of a column times a K tile: the rounds its tiles take over the clusters the device
-// holds at once, times each CTA's share (tile_n columns, K / split tiles of K).
+// A K tile's fixed cost in a decode CTA (its stage's handshake between the roles, the A
+// box, the wgmma issue), in columns of weights streamed: fit to N 1280 K 8192 at 16 rows
+// over 8 experts on an H200, where 80 CTAs of 256 columns split in 2 ran 1.28x as fast
+// as 80 of 128 columns unsplit, the same weight bytes a CTA (docs/performance.md).
+#define SM90_K_TILE_COLUMNS 100
+// A split-K rank's partial sums added through distributed shared memory, in the same
+// units: fit to N 7168 K 8192 at one row, where 128 columns split in 2, 192 in 3 and 256
+// in 4 ran within 4 % of each other in one run (1.27-1.32x torch).
+#define SM90_SPLIT_RANK_COST 800
+
+// The time the busiest SM takes in a decode launch of m rows with desc's tile, in columns
+// of weights streamed over a K tile: the rounds its tiles take over the clusters the
+// device holds at once, times each CTA's share (K / split tiles of K) of tile_n columns
+// with the K tile's fixed cost, and the split's reduction.
 static int64_t sm90_stream_cost(const gg_op_desc* in, int64_t m) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int64_t clusters = gg_sm90_planned_clusters(d.tile.split_k);
@@ -176,7 +187,9 @@ static int64_t sm90_stream_cost(const gg_op_desc* in, int64_t m) {
   if (clusters <= 0) return INT64_MAX;
   int64_t rounds = (tiles + clusters - 1) / clusters;
   int64_t share = (k_tiles + d.tile.split_k - 1) / d.tile.split_k;
-  return gg_saturating_mul(gg_saturating_mul(rounds, d.tile.n), share);
+  int64_t tile = gg_saturating_mul(share, d.tile.n + SM90_K_TILE_COLUMNS) +
+                 (int64_t)(d.tile.split_k - 1) * SM90_SPLIT_RANK_COST;
+  return gg_saturating_mul(rounds, tile);
 }
 
 int gg_sm90_split_k_for(const gg_op_desc* in, int64_t m) {
@@ -189,6 +202,44 @@ gg_tile_config gg_tile_config_unsplit(const gg_op_desc* desc, int64_t m) {
   if ((desc->layout == GG_LAYOUT_SIZES || desc->layout == GG_LAYOUT_OFFSETS) && desc->g > 0)
     rows = m / desc->g;
   return gg_tile_config_for(desc, rows);
+}
+
+// Rowwise decode: of the widths the mode takes (128 and 192 columns, 256 in fast mode), each
+// split as the rule splits it, the one whose busiest SM takes the least time
+// (sm90_stream_cost; ties to the wider), where that is at least 10 % less than at's; else
+// at's tile. The tile counts of one width can leave SMs idle, or a last round part-empty,
+// where another's do not. Measured on an H200 (docs/performance.md, 2026-12-04): at 16
+// and 128 rows over 8 experts, N 2304 K 16384 takes 96 tiles of 192 columns for 72 of 256
+// (fast 1.10 -> 1.35x torch, promoted 1.17 -> 1.83) and N 1280 K 8192 56 of 192 split in
+// 2 for 40 of 256 (fast 1.15 -> 1.32, promoted 1.68 -> 1.94), the shapes the cost ranks
+// otherwise ran at most 4 % faster and up to 37 % slower at 192; at one row N 8192 K 1024
+// and K 3584 take 64 tiles of 128 columns split in 2 for 43 of 192 split in 2 and 32 of
+// 256 split in 3 (1.21 -> 1.45x and 1.22 -> 1.46 in one run). Packed rows only (the
+// layouts measured), at most GG_SM90_DECODE_ROWS rows (each busy group then holds one tile
+// row, so the tile count is exact); blockwise scaling refuses 192 columns and promoted 256.
+static gg_tile_config sm90_decode_width(const gg_op_desc* at, int64_t m) {
+  static const int32_t widths[] = {256, 192, 128};
+  int64_t cost = sm90_stream_cost(at, m);
+  gg_tile_config best = at->tile;
+  int64_t best_cost = INT64_MAX;
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+    if (widths[i] == at->tile.n) continue;
+    gg_op_desc other = *at;
+    other.tile.n = widths[i];
+    other.tile.split_k = 1;
+    int64_t ctas;
+    other.tile.split_k = sm90_split_plan(&other, m, &ctas);
+    int64_t other_cost = sm90_stream_cost(&other, m);
+    if (other_cost >= best_cost) continue;
+    gg_status refused = gg_op_desc_validate(&other);
+    if (!refused) {
+      best = other.tile;
+      best_cost = other_cost;
+    }
+    gg_status_free(refused);
+  }
+  bool less = cost <= INT64_MAX / 10 && best_cost <= INT64_MAX / 10 && 10 * best_cost <= 9 * cost;
+  return less ? best : at->tile;
 }
 
 gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
@@ -215,30 +266,10 @@ gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
       gg_status_free(status);
     }
   }
-  // Rowwise decode takes 192 columns, split as the rule splits them, where the busiest SM
-  // then streams at least 5 % fewer weight bytes (sm90_stream_cost): the tile counts of
-  // 128 and 256 columns leave SMs idle or a last round part-empty. Measured on an H200
-  // (docs/performance.md, 2026-12-04) at 16 and 128 rows over 8 experts: N 2304 K 16384,
-  // 72 tiles of 256 columns against 96 of 192, fast 1.10 -> 1.35x torch, promoted 1.17 ->
-  // 1.83; N 1280 K 8192 split in two, 80 CTAs against 112, fast 1.15 -> 1.32, promoted
-  // 1.68 -> 1.94; N 13312 K 16384, 4 rounds of 256 columns against 5 of 192, fast 1.25 ->
-  // 1.30; the other shapes, which the cost ranks below, ran 2-37 % slower at 192. Packed
-  // rows only (the layouts measured); blockwise scaling refuses the tile.
   bool packed = at.layout == GG_LAYOUT_SIZES || at.layout == GG_LAYOUT_OFFSETS;
   if (at.target == GG_TARGET_SM90A && at.scaling == GG_SCALING_ROWWISE && packed && m >= 1 &&
-      m <= GG_SM90_DECODE_ROWS && at.tile.n != 192) {
-    gg_op_desc narrow = at;
-    narrow.tile.n = 192;
-    narrow.tile.split_k = 1;
-    int64_t narrow_ctas;
-    narrow.tile.split_k = sm90_split_plan(&narrow, m, &narrow_ctas);
-    int64_t cost = sm90_stream_cost(&at, m), narrow_cost = sm90_stream_cost(&narrow, m);
-    if (cost <= INT64_MAX / 20 && narrow_cost <= INT64_MAX / 20 && 20 * narrow_cost <= 19 * cost) {
-      gg_status status = gg_op_desc_validate(&narrow);
-      if (!status) at.tile = narrow.tile;
-      gg_status_free(status);
-    }
-  }
+      m <= GG_SM90_DECODE_ROWS)
+    at.tile = sm90_decode_width(&at, m);
   return at.tile;
 }
 

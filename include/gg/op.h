@@ -148,15 +148,16 @@ int gg_sm90_split_k_for(const gg_op_desc* desc, int64_t m);
 // launch's rows per group (m / G for packed rows).
 gg_tile_config gg_tile_config_unsplit(const gg_op_desc* desc, int64_t m);
 
-// The rows of a decode launch (total M), where the sm_90a rule weighs 192-column tiles.
+// The rows of a decode launch (total M), where the sm_90a rule weighs the tile widths.
 #define GG_SM90_DECODE_ROWS 128
 
 // The tile the entry points take for a launch of m rows when the caller names none, as
 // bundles list it: gg_tile_config_unsplit's with gg_sm90_split_k_for's split-K unless desc
 // names a split of its own; in sm_90a fast rowwise mode 256 columns instead of 128 where
 // their split keeps at least as many SMs busy; and on sm_90a with rowwise scaling, packed
-// rows and at most GG_SM90_DECODE_ROWS rows, 192 columns (split by the same rule) where
-// the busiest SM then streams at least 5 % fewer weight bytes.
+// rows and at most GG_SM90_DECODE_ROWS rows, the width of 128, 192 or 256 columns (256 in
+// fast mode only; each split by the same rule) whose busiest SM takes the least time
+// streaming weights, where that is at least 10 % less than the tile chosen so far's.
 gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m);
 
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
