@@ -112,7 +112,7 @@ typedef struct gg_checked_call {
   int device_type;  // DLDeviceType of the tensors: kDLCPU, kDLROCM or kDLCUDA
   int device_id;
   const gg_launch_options* launch;  // NULL: synchronous
-  // desc's split-K or 192 columns are the entry points' decode choice, not the caller's
+  // desc's split-K or tile width is the entry points' decode choice, not the caller's
   int decode_by_rule;
   gg_tile_config unsplit;  // under decode_by_rule: the tile the entry points take without it
   int tile_from_rule;  // the caller named no tile and no table holds the launch's key

@@ -17,9 +17,9 @@ gg_status gg_grouped_gemm(gg_context* context, const gg_grouped_gemm_call* call)
   gg_kernel* kernel;
   gg_status status = gg_kernel_get(context, &checked.desc, &kernel);
   if (status && checked.decode_by_rule && gg_status_code_of(status) == GG_STATUS_NOT_FOUND) {
-    // A runtime-only context whose bundles lack the decode kernel the rule chose (split-K
-    // or 192 columns; one bundled before them, say) runs the tile the rule starts from,
-    // unsplit: the same result, slower at decode.
+    // A runtime-only context whose bundles lack the decode kernel the rule chose (a split
+    // or a tile width; one bundled before the rule took it, say) runs the tile the rule
+    // starts from, unsplit: the same result, slower at decode.
     gg_log(context, GG_LOG_DEBUG, "%s; taking the kernel the rule starts from",
            gg_status_message(status));
     gg_status_free(status);

@@ -266,7 +266,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
   // No tile named: a tuning table's entry for the launch where the context holds one
   // (api/tuning.c), else the tile gg_tile_config_for_launch gives (AMD chips at large M:
   // the K loop model's first; sm_90a fast rowwise: the one measured faster; sm_90a at
-  // decode: split-K, and 256 or 192 columns, where the tiles leave SMs idle); an explicit
+  // decode: split-K and the tile width, where the tiles leave SMs idle); an explicit
   // waves_per_eu stays.
   if (!d->tile.m && !d->tile.n && !d->tile.k) {
     gg_tile_config tuned;

@@ -315,8 +315,8 @@ static int bundle_list_add_tile(bundle_list* l, const gg_op_desc* desc, const ch
 
 // With no --tile, a descriptor also bundles the other kernels the entry points may take
 // for it, so a bundle serves every M: for gfx942 and gfx950 (and sm_90a in fast rowwise
-// mode) the large-M tile (gg_tile_config_for), and for sm_90a the split-K and 192-column
-// kernels of small M (gg_tile_config_for_launch: decode-sized M, from one row up).
+// mode) the large-M tile (gg_tile_config_for), and for sm_90a the split-K kernels and tile
+// widths of small M (gg_tile_config_for_launch: decode-sized M, from one row up).
 static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc, const char* flags) {
   int code = bundle_list_add(l, desc, flags);
   if (!code) ++l->given;
@@ -337,8 +337,8 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
     gg_status_free(refused);
   }
   if (code || desc->target != GG_TARGET_SM90A || desc->tile.split_k > 1) return code;
-  // The rule's split falls as M grows, to 1 well before 132 tiles of 128 rows; its 192
-  // columns stop at GG_SM90_DECODE_ROWS.
+  // The rule's split falls as M grows, to 1 well before 132 tiles of 128 rows; its decode
+  // widths stop at GG_SM90_DECODE_ROWS.
   for (int64_t m = 1; !code && m <= GG_SM90_PLANNED_SMS * 128; m = m < 64 ? m + 1 : m * 2) {
     gg_tile_config at = gg_tile_config_for_launch(desc, m);
     if (at.split_k > 1 || at.n != gg_tile_config_unsplit(desc, m).n)
