@@ -183,9 +183,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 // gfx942's 256x128 blockwise tile with preshuffled B: two A stages with their scales take
 // 66 KiB of the 64, so it stages in one buffer (gg_amd_lds_buffers), run in sim over 1 to
-// 4 K tiles, exact data bit-identical, rolled and unrolled alike.
+// 6 K tiles (its rolled loop steps by pairs: 5 and 6 tiles run it twice), exact data
+// bit-identical, rolled and unrolled alike.
 TEST(Kernels, OneLdsBufferWhereTwoDoNotFit) {
-  for (int tiles = 1; tiles <= 4; ++tiles)
+  for (int tiles = 1; tiles <= 6; ++tiles)
     for (gg_data_kind data : {GG_DATA_EXACT, GG_DATA_RANDOM}) {
       Spec rolled = Case(GG_LAYOUT_SIZES, tiles, kSim942, data, GG_SCALING_BLOCKWISE);
       rolled.tile = {256, 128, 128, 1, GG_LOOP_ROLLED, 0};
