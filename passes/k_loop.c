@@ -113,7 +113,7 @@ static bool analyze(MlirOperation loop, k_loop* k) {
     char operand[32];
     if (gg_op_is(op, GG_OP_LOAD_TILE) && gg_attr_string(op, "operand", operand, sizeof operand) &&
         !strcmp(operand, "b_preshuffled"))
-      k->pairs = k->pingpong = true;  // without gg.lds_buffers: preshuffled B alternates A's buffers
+      k->pairs = k->pingpong = true;  // without gg.lds_buffers: B alternates A's buffers
   }
   int64_t buffers = k->pingpong ? 2 : 1, prefetch = 1;
   gg_attr_int(loop, "gg.lds_buffers", &buffers);
@@ -124,7 +124,8 @@ static bool analyze(MlirOperation loop, k_loop* k) {
                         "with two buffers), not %lld and %lld", (long long)buffers, (long long)prefetch);
     return false;
   }
-  k->pairs = k->pairs && buffers == 1 && accumulator_elements(k->init) <= GG_PAIRED_ACC_ELEMENTS;
+  int64_t accs = accumulator_elements(k->init);
+  k->pairs = k->pairs && buffers == 1 && accs > 0 && accs <= GG_PAIRED_ACC_ELEMENTS;
   k->pingpong = buffers == 2;
   k->prefetch = (int)prefetch;
   if (mmas != 1) {
@@ -299,11 +300,12 @@ static bool emit_step(const k_loop* k, int64_t at, int64_t tile, MlirValue* acc,
   return true;
 }
 
-// The pair-rolled form of ping-pong K loops (trips >= 3). The loop holds pairs of tiles,
-// each iteration prefetching the tile after its pair, and is placed so that exactly one
-// tile remains after it, whose loads the last iteration issued: with an even trip count
-// the first tile is peeled in front (the loop's pairs then start on buffer 1). No loads
-// follow the loop, so nothing that addresses them stays live past it.
+// The pair-rolled form of ping-pong K loops, and of one-buffer loops with B in registers
+// (k->pairs), for trips >= 3. The loop holds pairs of tiles, each iteration prefetching
+// the tile after its pair, and is placed so that exactly one tile remains after it, whose
+// loads the last iteration issued: with an even trip count the first tile is peeled in
+// front (a ping-pong loop's pairs then start on buffer 1). No loads follow the loop, so
+// nothing that addresses them stays live past it.
 static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t trips,
                              MlirValue* acc) {
   MlirValue tiles[4], results[5], k0, loop_lb, loop_ub;
