@@ -277,7 +277,7 @@ gg_status gg_check_tensors(gg_context* context, const gg_grouped_gemm_call* call
       out->tile_from_rule = d->tile.split_k <= 1;
       gg_tile_config tile = gg_tile_config_for_launch(d, out->m), standard = gg_tile_config_default();
       gg_tile_config unsplit = gg_tile_config_unsplit(d, out->m);
-      out->decode_by_rule = d->tile.split_k <= 1 && (tile.split_k > 1 || tile.n != unsplit.n);
+      out->decode_by_rule = d->tile.split_k <= 1 && gg_tile_config_is_decode_choice(tile, unsplit);
       if (out->decode_by_rule) out->unsplit = unsplit;
       if (tile.m != standard.m || tile.n != standard.n || tile.k != standard.k ||
           out->decode_by_rule)

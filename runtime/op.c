@@ -227,8 +227,7 @@ static gg_tile_config sm90_decode_width(const gg_op_desc* at, int64_t m) {
     gg_op_desc other = *at;
     other.tile.n = widths[i];
     other.tile.split_k = 1;
-    int64_t ctas;
-    other.tile.split_k = sm90_split_plan(&other, m, &ctas);
+    other.tile.split_k = gg_sm90_split_k_for(&other, m);
     int64_t other_cost = sm90_stream_cost(&other, m);
     if (other_cost >= best_cost) continue;
     gg_status refused = gg_op_desc_validate(&other);
@@ -271,6 +270,10 @@ gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m) {
       m <= GG_SM90_DECODE_ROWS)
     at.tile = sm90_decode_width(&at, m);
   return at.tile;
+}
+
+int gg_tile_config_is_decode_choice(gg_tile_config launch, gg_tile_config unsplit) {
+  return launch.split_k > 1 || launch.n != unsplit.n;
 }
 
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc) {

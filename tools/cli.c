@@ -341,7 +341,7 @@ static int bundle_list_add_with_variants(bundle_list* l, const gg_op_desc* desc,
   // widths stop at GG_SM90_DECODE_ROWS.
   for (int64_t m = 1; !code && m <= GG_SM90_PLANNED_SMS * 128; m = m < 64 ? m + 1 : m * 2) {
     gg_tile_config at = gg_tile_config_for_launch(desc, m);
-    if (at.split_k > 1 || at.n != gg_tile_config_unsplit(desc, m).n)
+    if (gg_tile_config_is_decode_choice(at, gg_tile_config_unsplit(desc, m)))
       code = bundle_list_add_tile(l, desc, flags, at);
   }
   return code;

@@ -160,6 +160,11 @@ gg_tile_config gg_tile_config_unsplit(const gg_op_desc* desc, int64_t m);
 // streaming weights, where that is at least 10 % less than the tile chosen so far's.
 gg_tile_config gg_tile_config_for_launch(const gg_op_desc* desc, int64_t m);
 
+// Whether a launch's tile (gg_tile_config_for_launch) is the decode rule's choice, a split
+// or a tile width, rather than its unsplit tile (gg_tile_config_unsplit) at the same rows:
+// the kernel a bundle must add for it, and the one a runtime-only context may lack.
+int gg_tile_config_is_decode_choice(gg_tile_config launch, gg_tile_config unsplit);
+
 // Returns desc with a zero tile replaced by the default, and the fields a target ignores
 // normalised (sm_90a: waves_per_eu 0 and the rolled loop; host and AMD: promoted).
 gg_op_desc gg_op_desc_with_defaults(const gg_op_desc* desc);
