@@ -702,6 +702,142 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   if (k->split > 1) emit_cluster_sync(t, "  ", 2);
 }
 
+// One consumer warpgroup's K loop over the tile's %nk K tiles, its accumulators starting
+// at `init`: %<result> in fast mode, %<result>:2 (the total and the last partial) in
+// promoted. Without `mma` the warpgroup holds none of the tile's rows (a decode tile of
+// 64 rows or fewer leaves the second warpgroup's 64 empty): it waits for each stage and
+// gives it back as the wgmma path does, so the producer's empty barriers (all 8 consumer
+// warps) and split-K's kept stages see the same arrivals, but issues no wgmma: the tensor
+// cores, which bound a decode CTA's K tile (128 rows of products for a few real ones),
+// do half the work.
+static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
+                                 const MlirValue* args, const char* init, const char* result,
+                                 bool mma) {
+  if (k->fast)
+    line(t, "    %s = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
+      result, init, k->acc_type);
+  else
+    line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
+      result, init, init, k->acc_type, k->acc_type);
+  emit_ring_slot(t, "      ");
+  line(t, "      %%ri = arith.index_cast %%r : index to i64");
+  line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
+  line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
+  line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
+  line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
+  line(t, "      %%so = arith.muli %%s, %%cStage : index");
+  line(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
+  if (ops->mask_k) emit_k_mask(t, k);
+  line(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
+  line(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
+  line(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
+  line(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
+  line(t, "      %%bai = arith.index_cast %%baddr : index to i64");
+  line(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
+  line(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
+  line(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
+  line(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
+  line(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
+  line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
+  if (k->fast) {
+    if (mma) {
+      emit_wgmma(t, k, "%acc_in", "%acc_out", "one");
+      line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
+    }
+    // The previous tile's wgmma is done: its stage goes back to the producer.
+    line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
+    line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
+    line(t, "      %%sp = arith.remui %%kp, %%cS : index");
+    if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
+      line(t, "      %%kp_t = arith.subi %%kt, %%c1 : index");
+      line(t, "      %%early = arith.cmpi slt, %%kp_t, %%kdefer : index");
+      line(t, "      %%release0 = arith.andi %%had_prev, %%lane0 : i1");
+      line(t, "      %%release = arith.andi %%release0, %%early : i1");
+    } else {
+      line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+    }
+    emit_release(t, "%release", "%sp");
+    line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
+    line(t, "    }");
+    if (mma) line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
+    // The last K tile's stage goes back too: the ring runs on into the CTA's next tile
+    // (under split-K after the reduction).
+    if (k->split == 1) {
+      line(t, "    %%had_any = arith.cmpi uge, %%nk, %%c1 : index");
+      line(t, "    %%klast0 = arith.addi %%it0, %%nk : index");
+      line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
+      line(t, "    %%slast = arith.remui %%klast, %%cS : index");
+      line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
+      emit_release(t, "%release_last", "%slast");
+    }
+  } else {
+    if (mma) {
+      emit_wgmma(t, k, "%part_in", "%part", "zero");
+      line(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
+    }
+    if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
+      line(t, "      %%early = arith.cmpi slt, %%kt, %%kdefer : index");
+      line(t, "      %%release = arith.andi %%lane0, %%early : i1");
+      emit_release(t, "%release", "%s");
+    } else {
+      emit_release(t, "%lane0", "%s");
+    }
+    if (!mma) {
+      line(t, "      scf.yield %%tot_in, %%part_in : %s, %s", k->acc_type, k->acc_type);
+      line(t, "    }");
+      return;
+    }
+    if (k->blockwise) {
+      // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
+      // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it,
+      // except under 3D-2D, below).
+      line(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
+      line(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
+      line(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
+      emit_thread_row(t, "      ", "_s", "rs0");
+      line(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
+      line(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
+      for (int h = 0; h < 2; ++h) {
+        // Rows past the group read the tile's last row instead (never out of bounds);
+        // the epilogue drops them.
+        line(t, "      %%rc%d = arith.minsi %%rs%d, %%last_row : index", h, h);
+        line(t, "      %%sxi%d0 = arith.addi %%s_sa_row, %%rc%d : index", h, h);
+        line(t, "      %%sxi%d = arith.addi %%sxi%d0, %%sak : index", h, h);
+        gg_text sa_type;
+        gg_text_init(&sa_type);
+        gg_text_type(&sa_type, mlirValueGetType(args[ARG_S_SA]));
+        line(t, "      %%sx%d = memref.load %%s_sa[%%sxi%d] : %s", h, h, gg_text_str(&sa_type));
+        gg_text_free(&sa_type);
+      }
+      line(t, "      %%swc = arith.divsi %%s_sb_col, %%c128 : index");
+      line(t, "      %%swi0 = arith.addi %%s_sb_base, %%sbk : index");
+      line(t, "      %%swi = arith.addi %%swi0, %%swc : index");
+      gg_text sb_type;
+      gg_text_init(&sb_type);
+      gg_text_type(&sb_type, mlirValueGetType(args[ARG_S_SB]));
+      line(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
+      if (k->split_column_blocks) {
+        // A 3D-2D group may start inside a 128-wide column block: the tile's columns
+        // from the next block on take that block's scale (clamped to the last block;
+        // columns past the group are dropped by the epilogue).
+        line(t, "      %%swc1a = arith.addi %%swc, %%c1 : index");
+        line(t, "      %%nb_last = arith.constant %lld : index", (long long)(k->desc.n / 128 - 1));
+        line(t, "      %%swc1 = arith.minsi %%swc1a, %%nb_last : index");
+        line(t, "      %%swi1 = arith.addi %%swi0, %%swc1 : index");
+        line(t, "      %%sw1 = memref.load %%s_sb[%%swi1] : %s", gg_text_str(&sb_type));
+        line(t, "      %%col_in_block = arith.remsi %%s_sb_col, %%c128 : index");
+        line(t, "      %%split_at = arith.subi %%c128, %%col_in_block : index");
+        line(t, "      %%q_s = arith.remui %%lane, %%c4 : index");
+        line(t, "      %%c2q_s = arith.muli %%q_s, %%c2 : index");
+      }
+      gg_text_free(&sb_type);
+    }
+    emit_promote(t, k, "%tot_in", "%part");
+    line(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
+    line(t, "    }");
+  }
+}
+
 // One role's share of a tile: the producer's loads, or the consumers' wgmma and epilogue.
 // The ring runs on across the CTA's tiles: %iter holds how many K tiles the role has gone
 // through, so stage and phase continue where the previous tile left them.
@@ -782,122 +918,22 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     for (int s = 0; s < 4; ++s) line(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
     line(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
     line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
+    // The second warpgroup's rows start at 64: a tile of fewer rows leaves it none.
+    line(t, "    %%cw_row0 = arith.muli %%cw, %%c64 : index");
+    line(t, "    %%busy = arith.cmpi slt, %%cw_row0, %%row_limit : index");
     if (k->fast)
-      line(t, "    %%acc = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
-        acc_name, k->acc_type);
+      line(t, "    %%acc = scf.if %%busy -> (%s) {", k->acc_type);
     else
-      line(t, "    %%accs:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
-        acc_name, acc_name, k->acc_type, k->acc_type);
-    emit_ring_slot(t, "      ");
-    line(t, "      %%ri = arith.index_cast %%r : index to i64");
-    line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
-    line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
-    line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
-    line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
-    line(t, "      %%so = arith.muli %%s, %%cStage : index");
-    line(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
-    if (ops->mask_k) emit_k_mask(t, k);
-    line(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
-    line(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
-    line(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
-    line(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
-    line(t, "      %%bai = arith.index_cast %%baddr : index to i64");
-    line(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
-    line(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
-    line(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
-    line(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
-    line(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
-    line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
-    if (k->fast) {
-      emit_wgmma(t, k, "%acc_in", "%acc_out", "one");
-      line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
-      // The previous tile's wgmma is done: its stage goes back to the producer.
-      line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
-      line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
-      line(t, "      %%sp = arith.remui %%kp, %%cS : index");
-      if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
-        line(t, "      %%kp_t = arith.subi %%kt, %%c1 : index");
-        line(t, "      %%early = arith.cmpi slt, %%kp_t, %%kdefer : index");
-        line(t, "      %%release0 = arith.andi %%had_prev, %%lane0 : i1");
-        line(t, "      %%release = arith.andi %%release0, %%early : i1");
-      } else {
-        line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
-      }
-      emit_release(t, "%release", "%sp");
-      line(t, "      scf.yield %%acc_out : %s", k->acc_type);
-      line(t, "    }");
-      line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
-      // The last K tile's stage goes back too: the ring runs on into the CTA's next tile
-      // (under split-K after the reduction).
-      if (k->split == 1) {
-        line(t, "    %%had_any = arith.cmpi uge, %%nk, %%c1 : index");
-        line(t, "    %%klast0 = arith.addi %%it0, %%nk : index");
-        line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
-        line(t, "    %%slast = arith.remui %%klast, %%cS : index");
-        line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
-        emit_release(t, "%release_last", "%slast");
-      }
-      acc = "%acc";
-    } else {
-      emit_wgmma(t, k, "%part_in", "%part", "zero");
-      line(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
-      if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
-        line(t, "      %%early = arith.cmpi slt, %%kt, %%kdefer : index");
-        line(t, "      %%release = arith.andi %%lane0, %%early : i1");
-        emit_release(t, "%release", "%s");
-      } else {
-        emit_release(t, "%lane0", "%s");
-      }
-      if (k->blockwise) {
-        // This tile's scale blocks: sx for the thread's two rows, sw for the tile's
-        // columns (one 128-wide block: tile_n <= 128 and tiles start at multiples of it,
-        // except under 3D-2D, below).
-        line(t, "      %%kb = arith.divsi %%k0, %%c128 : index");
-        line(t, "      %%sak = arith.muli %%kb, %%s_sa_kstride : index");
-        line(t, "      %%sbk = arith.muli %%kb, %%s_sb_kstride : index");
-        emit_thread_row(t, "      ", "_s", "rs0");
-        line(t, "      %%rs1 = arith.addi %%rs0, %%c8 : index");
-        line(t, "      %%last_row = arith.subi %%s_rows, %%c1 : index");
-        for (int h = 0; h < 2; ++h) {
-          // Rows past the group read the tile's last row instead (never out of bounds);
-          // the epilogue drops them.
-          line(t, "      %%rc%d = arith.minsi %%rs%d, %%last_row : index", h, h);
-          line(t, "      %%sxi%d0 = arith.addi %%s_sa_row, %%rc%d : index", h, h);
-          line(t, "      %%sxi%d = arith.addi %%sxi%d0, %%sak : index", h, h);
-          gg_text sa_type;
-          gg_text_init(&sa_type);
-          gg_text_type(&sa_type, mlirValueGetType(args[ARG_S_SA]));
-          line(t, "      %%sx%d = memref.load %%s_sa[%%sxi%d] : %s", h, h, gg_text_str(&sa_type));
-          gg_text_free(&sa_type);
-        }
-        line(t, "      %%swc = arith.divsi %%s_sb_col, %%c128 : index");
-        line(t, "      %%swi0 = arith.addi %%s_sb_base, %%sbk : index");
-        line(t, "      %%swi = arith.addi %%swi0, %%swc : index");
-        gg_text sb_type;
-        gg_text_init(&sb_type);
-        gg_text_type(&sb_type, mlirValueGetType(args[ARG_S_SB]));
-        line(t, "      %%sw = memref.load %%s_sb[%%swi] : %s", gg_text_str(&sb_type));
-        if (k->split_column_blocks) {
-          // A 3D-2D group may start inside a 128-wide column block: the tile's columns
-          // from the next block on take that block's scale (clamped to the last block;
-          // columns past the group are dropped by the epilogue).
-          line(t, "      %%swc1a = arith.addi %%swc, %%c1 : index");
-          line(t, "      %%nb_last = arith.constant %lld : index", (long long)(k->desc.n / 128 - 1));
-          line(t, "      %%swc1 = arith.minsi %%swc1a, %%nb_last : index");
-          line(t, "      %%swi1 = arith.addi %%swi0, %%swc1 : index");
-          line(t, "      %%sw1 = memref.load %%s_sb[%%swi1] : %s", gg_text_str(&sb_type));
-          line(t, "      %%col_in_block = arith.remsi %%s_sb_col, %%c128 : index");
-          line(t, "      %%split_at = arith.subi %%c128, %%col_in_block : index");
-          line(t, "      %%q_s = arith.remui %%lane, %%c4 : index");
-          line(t, "      %%c2q_s = arith.muli %%q_s, %%c2 : index");
-        }
-        gg_text_free(&sb_type);
-      }
-      emit_promote(t, k, "%tot_in", "%part");
-      line(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
-      line(t, "    }");
-      acc = "%accs#0";
+      line(t, "    %%accs:2 = scf.if %%busy -> (%s, %s) {", k->acc_type, k->acc_type);
+    for (int mma = 1; mma >= 0; --mma) {
+      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma);
+      if (k->fast)
+        line(t, "    scf.yield %%acc_k : %s", k->acc_type);
+      else
+        line(t, "    scf.yield %%acc_k#0, %%acc_k#1 : %s, %s", k->acc_type, k->acc_type);
+      line(t, "    }%s", mma ? " else {" : "");
     }
+    acc = k->fast ? "%acc" : "%accs#0";
     line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
     line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
     if (k->split > 1) {

@@ -314,7 +314,8 @@ def main():
     p.add_argument("--limit", type=int, default=0, help="only the first N cases")
     p.add_argument("--only", choices=["fast", "promoted"], help="one accumulation mode, both sides")
     p.add_argument("--match", action="append", default=[], metavar="KEY=VALUE",
-                   help="only the cases with this field (total=1024, split=even, n=4096, ...); repeatable")
+                   help="only the cases with this field (total=1024, split=even, n=4096, ...; "
+                        "total=1,16 takes either); repeatable")
     p.add_argument("--config", action="append", default=[], metavar="NAME=ACCUM[:MxNxK[/S]]",
                    help="time these gg configurations (S: split-K) instead of fast, fast128 and "
                         "promoted; the bundle must hold them (stage.sh DIR CONFIG...); repeatable")

@@ -174,12 +174,13 @@ if __name__ == "__main__":
 
 def matching(todo, matches):
     """The cases whose fields equal every KEY=VALUE of `matches` (values compared as text,
-    so total=1024 and split=even both work); an unknown key is an error, not an empty run."""
+    so total=1024 and split=even both work; KEY=A,B takes either); an unknown key is an
+    error, not an empty run."""
     out = list(todo)
     for m in matches:
         key, sep, value = m.partition("=")
         if not sep or not todo or key not in todo[0]:
             raise ValueError(f"--match {m}: expected KEY=VALUE with KEY one of "
                              f"{', '.join(sorted(todo[0])) if todo else '(no cases)'}")
-        out = [c for c in out if str(c[key]) == value]
+        out = [c for c in out if str(c[key]) in value.split(",")]
     return out

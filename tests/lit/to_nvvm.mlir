@@ -141,8 +141,11 @@
 // SPLIT-NEXT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
 // SPLIT: nvvm.wgmma.mma_async
-// Only threads holding a row of the tile store or add partial sums.
+// Only threads holding a row of the tile store or add partial sums (past the K loops of
+// both warpgroups, the one with rows and the one without, which stores the K tile count).
 // SPLIT: nvvm.wgmma.wait.group.sync.aligned 0
+// SPLIT: } else {
+// SPLIT: memref.store %{{.*}} : memref<1xindex>
 // SPLIT: %[[LIVE:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
 // SPLIT: %[[PEER:.*]] = arith.andi %{{.*}}, %[[LIVE]] : i1
 // SPLIT-NEXT: %[[LEAD:.*]] = arith.andi %{{.*}}, %[[LIVE]] : i1
@@ -166,6 +169,15 @@
 // FAST-NOT: <zero>
 // FAST: nvvm.wgmma.wait.group.sync.aligned 1
 // FAST: nvvm.wgmma.wait.group.sync.aligned 0
+// A consumer warpgroup whose 64 rows the tile does not reach (decode) runs a K loop that
+// waits for each stage and gives it back, with no wgmma.
+// FAST: } else {
+// FAST-NOT: nvvm.wgmma.mma_async
+// FAST: nvgpu.mbarrier.try_wait.parity
+// FAST-NOT: nvvm.wgmma.mma_async
+// FAST: nvgpu.mbarrier.arrive
+// FAST-NOT: nvvm.wgmma.mma_async
+// FAST: arith.truncf %{{.*}} : f32 to bf16
 
 // 2D-2D: the boundary tile's A columns outside the group's K range are zeroed in shared
 // memory, made visible to wgmma, and the warpgroup syncs on its own named barrier.
