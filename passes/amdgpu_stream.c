@@ -61,12 +61,72 @@ static int compare_placed(const void* x, const void* y) {
 static int min_int(int a, int b) { return a < b ? a : b; }
 static int max_int(int a, int b) { return a > b ? a : b; }
 
+// The MFMA index at which a fragment read (kind READ_A or READ_B, of `span` steps from
+// `step`) is first (last: `last` true) used, or -1.
+static int fragment_use(const gg_stream_shape* s, const gg_stream_item* order, int n,
+                        gg_stream_item read, bool last) {
+  int span = s->read_span > 0 ? s->read_span : 1, found = -1;
+  for (int i = 0; i < n; ++i) {
+    bool a = read.kind == GG_STREAM_READ_A || read.kind == GG_STREAM_CARRIED_A || read.kind == GG_STREAM_NEXT_A;
+    bool same = order[i].step >= read.step && order[i].step < read.step + span &&
+                (a ? order[i].mr == read.mr : order[i].na == read.na);
+    if (!same) continue;
+    if (!last) return i;
+    found = i;
+  }
+  return found;
+}
+
+int gg_stream_carried(const gg_stream_shape* s, gg_stream_item* out, int capacity) {
+  int n = gg_stream_mfmas(s), span = s->read_span > 0 ? s->read_span : 1, count = 0;
+  gg_stream_item* order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+  if (!order) return -1;
+  mfma_order(s, order);
+  // The reads the plan puts before the first MFMA: used within read_ahead MFMAs.
+  for (int which = 0; which < (s->b_from_lds ? 2 : 1); ++which)
+    for (int s0 = 0; s0 < s->steps; s0 += span) {
+      int blocks_of = which == 0 ? s->m_repeat : s->n_acc;
+      for (int b = 0; b < blocks_of; ++b) {
+        gg_stream_item read = {which == 0 ? GG_STREAM_READ_A : GG_STREAM_READ_B, s0, which == 0 ? b : 0,
+                               which == 0 ? 0 : b};
+        int first = fragment_use(s, order, n, read, false);
+        if (first < 0 || first - s->read_ahead > 0) continue;
+        if (count == capacity) {
+          free(order);
+          return -1;
+        }
+        out[count++] = read;
+      }
+    }
+  free(order);
+  return count;
+}
+
+int gg_stream_carry_barrier(const gg_stream_shape* s) {
+  gg_stream_shape probe = *s;
+  probe.carry_out = 1;
+  int n = gg_stream_mfmas(s), capacity = 8 * n + 64 + 2 * probe.stage_count +
+                                         4 * (s->m_repeat + s->n_acc) * s->steps;
+  gg_stream_item* items = malloc((size_t)capacity * sizeof *items);
+  int count = items ? gg_stream_plan(&probe, items, capacity) : -1, mfmas = 0, at = -1;
+  for (int i = 0; i < count && at < 0; ++i) {
+    if (items[i].kind == GG_STREAM_MFMA) ++mfmas;
+    if (items[i].kind == GG_STREAM_BARRIER) at = mfmas;
+  }
+  free(items);
+  return at;
+}
+
+static bool same_read(gg_stream_item a, gg_stream_item b) {
+  return a.kind == b.kind && a.step == b.step && a.mr == b.mr && a.na == b.na;
+}
+
 int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity) {
   int n = gg_stream_mfmas(s);
   int span = s->read_span > 0 ? s->read_span : 1;
   int blocks = s->block_steps > 0 ? s->steps / s->block_steps : 0;
   int reads = (s->steps + span - 1) / span * (s->m_repeat + s->n_acc);
-  int others = reads + blocks * (s->m_repeat * s->n_acc + s->m_repeat + s->n_acc) + 2 * s->stage_count;
+  int others = 2 * reads + 1 + blocks * (s->m_repeat * s->n_acc + s->m_repeat + s->n_acc) + 2 * s->stage_count;
   gg_stream_item* order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
   placed* extra = malloc((size_t)others * sizeof *extra);
   if (!order || !extra) {
@@ -124,6 +184,50 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
     int slot = min_int(n, s->stage_at + c * every);
     extra[count++] = (placed){{GG_STREAM_STAGE, c, 0, 0}, slot, 1, 2 * c};
     extra[count++] = (placed){{GG_STREAM_LOADS, c, 0, 0}, slot, 1, 2 * c + 1};
+  }
+  if (s->carry_in || s->carry_out) {
+    gg_stream_item* carried = malloc((size_t)reads * sizeof *carried);
+    int ncarried = carried ? gg_stream_carried(s, carried, reads) : -1;
+    if (ncarried < 0 || ncarried > 64) {
+      free(carried);
+      free(order);
+      free(extra);
+      return -1;
+    }
+    // This tile's first fragments come with the accumulator: no reads for them.
+    if (s->carry_in)
+      for (int e = 0; e < count; ++e)
+        for (int c = 0; c < ncarried; ++c)
+          if (same_read(extra[e].item, carried[c]))
+            extra[e].item.kind = extra[e].item.kind == GG_STREAM_READ_A ? GG_STREAM_CARRIED_A : GG_STREAM_CARRIED_B;
+    if (s->carry_out) {
+      // The barrier follows every LDS read and staging write of this tile; then each of
+      // the next tile's first fragments once its registers' last MFMA here has issued.
+      int barrier = 0;
+      for (int e = 0; e < count; ++e) {
+        gg_stream_kind kind = extra[e].item.kind;
+        if (kind != GG_STREAM_SCALE && kind != GG_STREAM_CARRIED_A && kind != GG_STREAM_CARRIED_B)
+          barrier = max_int(barrier, extra[e].slot + 1);
+      }
+      barrier = min_int(barrier, n);
+      extra[count++] = (placed){{GG_STREAM_BARRIER, 0, 0, 0}, barrier, -1, 0};
+      // One a gap from the barrier on, in the order the next tile uses them, each once
+      // this tile's last MFMA on the registers it replaces has issued.
+      int use[64], by_use[64];
+      for (int c = 0; c < ncarried && c < 64; ++c) {
+        use[c] = fragment_use(s, order, n, carried[c], false);
+        int at = c;  // insertion sort of the indices by first use
+        for (; at > 0 && use[by_use[at - 1]] > use[c]; --at) by_use[at] = by_use[at - 1];
+        by_use[at] = c;
+      }
+      for (int i = 0, at = barrier; i < ncarried && i < 64; ++i, ++at) {
+        gg_stream_item next = carried[by_use[i]];
+        at = min_int(n, max_int(at, fragment_use(s, order, n, next, true) + 1));
+        next.kind = next.kind == GG_STREAM_READ_A ? GG_STREAM_NEXT_A : GG_STREAM_NEXT_B;
+        extra[count++] = (placed){next, at, 0, 2 * use[by_use[i]] + (next.kind == GG_STREAM_NEXT_B)};
+      }
+    }
+    free(carried);
   }
   qsort(extra, (size_t)count, sizeof *extra, compare_placed);
   int out = 0, e = 0;

@@ -24,6 +24,13 @@ typedef enum gg_stream_kind {
   GG_STREAM_STAGE,   // index of the next tile's LDS write
   GG_STREAM_LOADS,   // where group `step` of the later tile's global loads goes
   GG_STREAM_FENCE,   // nothing may be scheduled across it
+  // Carrying (carry_in, carry_out): the fragments a tile reads first come from the tile
+  // before it, which read them from the next tile's buffer once that was whole.
+  GG_STREAM_CARRIED_A,  // step, mr: the fragment the previous tile read for this one
+  GG_STREAM_CARRIED_B,  // step, na
+  GG_STREAM_NEXT_A,     // step, mr: read the next tile's fragment (from the other buffer)
+  GG_STREAM_NEXT_B,     // step, na
+  GG_STREAM_BARRIER,    // the tile's one workgroup barrier, where it goes mid-tile
 } gg_stream_kind;
 
 typedef struct gg_stream_item {
@@ -45,6 +52,13 @@ typedef struct gg_stream_shape {
   int ws_reads;     // blockwise: column blocks whose w_scale is read (1: shared by the wave;
                     // 0: none, the products of the scales are staged and read as x_scale)
   int stage_every;  // MFMAs from one staging write to the next (0: 1)
+  // The fragments read before the first MFMA (those whose read falls there) ride from tile
+  // to tile: carry_in takes them from the previous tile instead of reading them;
+  // carry_out reads the next tile's after a barrier that follows this tile's last LDS
+  // read and last staging write, each once this tile's MFMAs are done with the registers
+  // it replaces, so that they arrive during this tile's last MFMAs. b_from_lds: B's
+  // fragments are LDS reads too (plain B), so they ride as well (preshuffled: A's only).
+  int carry_in, carry_out, b_from_lds;
 } gg_stream_shape;
 
 // The MFMA count of a tile.
@@ -58,9 +72,21 @@ int gg_stream_mfmas(const gg_stream_shape* shape);
 // tile. docs/amd-model.md gives the figures.
 void gg_stream_place_stage(gg_stream_shape* shape, int writes, bool spread);
 
+// The fragments that ride from tile to tile (carry_in, carry_out), in the order they are
+// packed: up to `capacity` items of kind READ_A / READ_B written to `out`; returns their
+// number (the same for every tile of a shape), or -1 when they do not fit.
+int gg_stream_carried(const gg_stream_shape* shape, gg_stream_item* out, int capacity);
+
+// Where the barrier of a tile that carries out goes (the MFMA it precedes): after the
+// tile's last LDS read and staging write. The carried fragments are read one a gap from
+// it on, so carrying pays where it leaves them a gap each before the tile's end. -1 when
+// out of memory.
+int gg_stream_carry_barrier(const gg_stream_shape* shape);
+
 // Writes the tile's items in order into `items` (room for `capacity`); returns their
 // number, or -1 when they do not fit. Each MFMA is preceded by a fence, so that the items
-// between two MFMAs stay there.
+// between two MFMAs stay there. With carry_out the stream holds one BARRIER; the tile
+// needs no barrier at its end.
 int gg_stream_plan(const gg_stream_shape* shape, gg_stream_item* items, int capacity);
 
 #ifdef __cplusplus

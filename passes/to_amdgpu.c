@@ -752,10 +752,11 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
 }
 
 // %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s, from the LDS tile at base.
-static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, long long base) {
+static void emit_a_fragment(gg_text* t, const kernel_shape* k, const char* name, int s, int mr,
+                            long long base) {
   char tag[48], even_tag[48];
-  snprintf(tag, sizeof tag, "_a%d_%d", s, mr);
-  snprintf(even_tag, sizeof even_tag, "_a%d_%d", s - s % 2, mr);
+  snprintf(tag, sizeof tag, "_%s%d_%d", name, s, mr);
+  snprintf(even_tag, sizeof even_tag, "_%s%d_%d", name, s - s % 2, mr);
   int period = swizzle_period(k), ro = mr * 16;
   emit_tagged(t, tag,
               "  %%ro@ = arith.constant %d : index\n  %%row0@ = arith.addi %%l16, %%ro@ : index\n"
@@ -767,10 +768,11 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, int s, int mr, lo
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
 // tile at base, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K
 // 64 kb + 16 lg + [0, 16) of the lane's column).
-static void emit_b_fragment(gg_text* t, const kernel_shape* k, int s, int na, long long base) {
+static void emit_b_fragment(gg_text* t, const kernel_shape* k, const char* name, int s, int na,
+                            long long base) {
   char tag[48], even_tag[48];
-  snprintf(tag, sizeof tag, "_b%d_%d", s, na);
-  snprintf(even_tag, sizeof even_tag, "_b%d_%d", s - s % 2, na);
+  snprintf(tag, sizeof tag, "_%s%d_%d", name, s, na);
+  snprintf(even_tag, sizeof even_tag, "_%s%d_%d", name, s - s % 2, na);
   if (!k->preshuffled) {
     int period = swizzle_period(k), co = na * 16;
     emit_tagged(t, tag,
@@ -1004,11 +1006,80 @@ static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[4])
 #define READ_AHEAD_CLOCKS 128
 #define SCALE_AFTER_CLOCKS 96
 
-// Emits one stream item (amdgpu_stream.h) of the tile in LDS buffer `buffer`.
+// Fragments ride from tile to tile in the accumulator vector, after its accs rows: the
+// c-th of `carried` (gg_stream_carried) in rows accs + 2 c and accs + 2 c + 1, as the
+// f32 bit patterns of its 32 bytes (only bitcasts, inserts and extracts touch them).
+#define CARRIED_ROWS 2
+
+// Whether a tile's first fragments may ride from the tile before it: where each tile
+// stages the next (two LDS buffers), with gfx950's 32-byte fragments, and not where the
+// registers are at their limit: accumulators of more than 128 registers (gfx950 256x256
+// rowwise spilled 20 bytes), nor blockwise with preshuffled B, whose accumulators take
+// VGPRs (the scaling FMAs read them) beside B's fragments of two tiles (gfx950 128x256:
+// AGPR reloads 7 -> 18 an iteration).
+static bool carry_fragments(const kernel_shape* k, bool scaled) {
+  int accs = k->m_repeat * k->n_acc;
+  return k->stage_ahead && k->mma_k == 128 && accs * 4 <= 128 && !(scaled && k->preshuffled);
+}
+
+// %<dst> (vector<dst_rows x 4 x f32>): the first `copy` rows of %<src> (src_rows rows), the
+// rest zero. Names take `tag`.
+static void emit_rows(gg_text* t, const char* src, int src_rows, int copy, const char* dst,
+                      int dst_rows, const char* tag) {
+  gg_text_printf(t, "  %%%s_z = arith.constant dense<0.0> : vector<%dx4xf32>\n", tag, dst_rows);
+  for (int i = 0; i < copy; ++i) {
+    char into[48], out[48];
+    if (i) snprintf(into, sizeof into, "%%%s_%d", tag, i);
+    else snprintf(into, sizeof into, "%%%s_z", tag);
+    if (i + 1 == copy) snprintf(out, sizeof out, "%s", dst);
+    else snprintf(out, sizeof out, "%%%s_%d", tag, i + 1);
+    gg_text_printf(t,
+                   "  %%%s_e%d = vector.extract %s[%d] : vector<4xf32> from vector<%dx4xf32>\n"
+                   "  %s = vector.insert %%%s_e%d, %s [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                   tag, i, src, i, src_rows, out, tag, i, into, i, dst_rows);
+  }
+}
+
+static int carried_index(const gg_stream_item* carried, int ncarried, const gg_stream_item* it) {
+  bool a = it->kind == GG_STREAM_CARRIED_A || it->kind == GG_STREAM_NEXT_A;
+  for (int c = 0; c < ncarried; ++c)
+    if ((carried[c].kind == GG_STREAM_READ_A) == a && carried[c].step == it->step &&
+        (a ? carried[c].mr == it->mr : carried[c].na == it->na))
+      return c;
+  return -1;
+}
+
+// Emits one stream item (amdgpu_stream.h) of the tile in LDS buffer `buffer`; `carried`
+// lists the fragments that ride in the accumulator (rows_in: the rows of %acc_in).
 static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* it, int buffer,
-                      int scaled, int steps_per_block, int* version, const char* frag) {
+                      int scaled, int steps_per_block, int* version, const char* frag,
+                      const gg_stream_item* carried, int ncarried, int rows_in) {
   int accs = k->m_repeat * k->n_acc;
   switch (it->kind) {
+    case GG_STREAM_BARRIER:
+      gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
+      break;
+    case GG_STREAM_CARRIED_A:
+    case GG_STREAM_CARRIED_B: {  // %f_a<s>_<mr> / %f_b<s>_<na> from the incoming rows
+      bool a = it->kind == GG_STREAM_CARRIED_A;
+      int row = accs + CARRIED_ROWS * carried_index(carried, ncarried, it);
+      char tag[48];
+      snprintf(tag, sizeof tag, "_%s%d_%d", a ? "a" : "b", it->step, a ? it->mr : it->na);
+      emit_tagged(t, tag,
+                  "  %%cu_lo@ = vector.extract %%acc_in[%d] : vector<4xf32> from vector<%dx4xf32>\n"
+                  "  %%cu_hi@ = vector.extract %%acc_in[%d] : vector<4xf32> from vector<%dx4xf32>\n"
+                  "  %%cu_cat@ = vector.shuffle %%cu_lo@, %%cu_hi@ [0, 1, 2, 3, 4, 5, 6, 7] : "
+                  "vector<4xf32>, vector<4xf32>\n"
+                  "  %%f@ = vector.bitcast %%cu_cat@ : vector<8xf32> to %s\n",
+                  row, rows_in, row + 1, rows_in, frag);
+      break;
+    }
+    case GG_STREAM_NEXT_A:
+      emit_a_fragment(t, k, "na", it->step, it->mr, a_lds_base(k, 1 - buffer));
+      break;
+    case GG_STREAM_NEXT_B:
+      emit_b_fragment(t, k, "nb", it->step, it->na, b_lds_base(k, 1 - buffer));
+      break;
     case GG_STREAM_FENCE:
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n");
       break;
@@ -1021,11 +1092,11 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
       break;
     case GG_STREAM_READ_A:
       for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
-        emit_a_fragment(t, k, s, it->mr, a_lds_base(k, buffer));
+        emit_a_fragment(t, k, "a", s, it->mr, a_lds_base(k, buffer));
       break;
     case GG_STREAM_READ_B:
       for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
-        emit_b_fragment(t, k, s, it->na, b_lds_base(k, buffer));
+        emit_b_fragment(t, k, "b", s, it->na, b_lds_base(k, buffer));
       break;
     case GG_STREAM_MFMA: {
       int s = it->step, i = it->mr * k->n_acc + it->na;
@@ -1142,21 +1213,59 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     for (int i = 0; i < (scaled ? 4 : 2); ++i) args[argc++] = next[i];
   char frag[48];
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
+  int mfma_clocks = k->mma_k == 128 ? 32 : 16;
+  gg_stream_shape shape = {
+      .steps = steps,
+      .read_span = k->mma_k == 32 ? 2 : 1,
+      .m_repeat = k->m_repeat,
+      .n_acc = k->n_acc,
+      .block_steps = scaled ? steps_per_block : 0,
+      // gfx942 256x256 (more than 128 accumulator registers) runs the two steps of a
+      // 16-byte chunk together, so the chunk is live for one row block only: 0 scratch.
+      .pair_steps = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1,
+      .read_ahead = READ_AHEAD_CLOCKS / mfma_clocks,
+      .scale_after = SCALE_AFTER_CLOCKS / mfma_clocks,
+      .ws_reads = k->scale_products ? 0 : k->ws_per_column_block ? k->n_acc : 1,
+      .b_from_lds = !k->preshuffled,
+  };
+  gg_stream_item carried[64];
+  int ncarried = carry_fragments(k, scaled) ? gg_stream_carried(&shape, carried, 64) : 0;
+  if (ncarried < 0) {
+    gg_emit_error(op, "internal error: gg-to-amdgpu could not list the tile's carried fragments");
+    l->ok = false;
+    return false;
+  }
+  if (ncarried > 0) {
+    // Planned as a tile that stages the next: its barrier must leave each carried
+    // fragment a gap of its own before the tile ends (else nothing overlaps). The same
+    // for every tile of the kernel, so the tiles agree on what rides.
+    gg_stream_shape staging = shape;
+    gg_stream_place_stage(&staging, (int)stage_writes(k), accs * 4 <= 128);
+    int barrier = gg_stream_carry_barrier(&staging);
+    if (barrier < 0 || barrier + ncarried > gg_stream_mfmas(&shape)) ncarried = 0;
+  }
+  // A tile the previous one staged takes its first fragments from it; one that stages the
+  // next reads the next one's.
+  shape.carry_in = ncarried > 0 && !own_staging;
+  shape.carry_out = ncarried > 0 && stage_next;
+  int rows_in = accs + (shape.carry_in ? CARRIED_ROWS * ncarried : 0);
+  int rows_out = accs + (shape.carry_out ? CARRIED_ROWS * ncarried : 0);
   gg_text t;
   gg_text_init(&t);
   // Tiles ride in registers as i32 words: i8 vectors carried through the loop leave LLVM
   // casts in the loop header, which then cannot rotate (gfx950 preshuffled B moved its
   // accumulators every iteration).
   gg_text_printf(&t,
-                 "func.func @mma(%%a: vector<%lldx4xi32>, %%b: vector<%lldx4xi32>, %%acc_0: "
+                 "func.func @mma(%%a: vector<%lldx4xi32>, %%b: vector<%lldx4xi32>, %%acc_%s: "
                  "vector<%dx4xf32>, %%tid: index, %%lds: %s",
-                 a_chunks, b_chunks, accs, k->lds_type);
+                 a_chunks, b_chunks, shape.carry_in ? "in" : "0", rows_in, k->lds_type);
   if (scaled) gg_text_printf(&t, ", %%sx: vector<%dxf32>, %%sw: vector<%dxf32>", blocks, blocks);
   if (stage_next)
     gg_text_printf(&t, ", %%na: vector<%lldx4xi32>, %%nb: vector<%lldx4xi32>", a_chunks, b_chunks);
   if (stage_next && scaled)
     gg_text_printf(&t, ", %%nsx: vector<%dxf32>, %%nsw: vector<%dxf32>", blocks, blocks);
-  gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", accs);
+  gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", rows_out);
+  if (shape.carry_in) emit_rows(&t, "%acc_in", rows_in, accs, "%acc_0", accs, "cin");
   emit_lane(&t, k);
   emit_index(&t, "c2", 2);
   emit_index(&t, "c4", 4);
@@ -1184,20 +1293,6 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   for (int i = 0; i < accs && !scaled; ++i)
     gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
                    i, i, accs);
-  int mfma_clocks = k->mma_k == 128 ? 32 : 16;
-  gg_stream_shape shape = {
-      .steps = steps,
-      .read_span = k->mma_k == 32 ? 2 : 1,
-      .m_repeat = k->m_repeat,
-      .n_acc = k->n_acc,
-      .block_steps = scaled ? steps_per_block : 0,
-      // gfx942 256x256 (more than 128 accumulator registers) runs the two steps of a
-      // 16-byte chunk together, so the chunk is live for one row block only: 0 scratch.
-      .pair_steps = k->mma_k == 32 && accs * 4 > 128 ? 2 : 1,
-      .read_ahead = READ_AHEAD_CLOCKS / mfma_clocks,
-      .scale_after = SCALE_AFTER_CLOCKS / mfma_clocks,
-      .ws_reads = k->scale_products ? 0 : k->ws_per_column_block ? k->n_acc : 1,
-  };
   int mfmas = gg_stream_mfmas(&shape);
   // Where the accumulators take more than 128 registers (AGPRs) the allocation is at its
   // limit, and writes spread from early on spill (gfx950 256x256 rowwise: 12 bytes).
@@ -1214,7 +1309,8 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   }
   int version = 0;  // %acc_<n>: the accumulators after n updates (blockwise)
   for (int i = 0; i < count; ++i)
-    emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag);
+    emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag, carried,
+              ncarried, rows_in);
   free(items);
   // Preshuffled B of the tile after next takes this tile's B registers, free once its last
   // MFMAs have read them: the loads go at the end (a tile's MFMAs still cover them).
@@ -1227,8 +1323,34 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   }
   // Nobody may overwrite the LDS tiles (a later staging, or the epilogue) until every wave
   // has read them, and with stage_ahead the next tile must be whole before its MFMAs.
-  gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
-  gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
+  // Carrying out, the stream's own barrier did both.
+  if (!shape.carry_out) {
+    gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
+    gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
+  } else {
+    char last[32];
+    snprintf(last, sizeof last, "%%acc_%d", version);
+    emit_rows(&t, last, accs, accs, "%cout_w", rows_out, "cw");
+    for (int c = 0; c < ncarried; ++c) {  // the next tile's fragments, rows accs + 2 c
+      char tag[48];
+      bool a = carried[c].kind == GG_STREAM_READ_A;
+      snprintf(tag, sizeof tag, "_%s%d_%d", a ? "na" : "nb", carried[c].step, a ? carried[c].mr : carried[c].na);
+      int row = accs + CARRIED_ROWS * c;
+      emit_tagged(&t, tag,
+                  "  %%cp_v@ = vector.bitcast %%f@ : %s to vector<8xf32>\n"
+                  "  %%cp_lo@ = vector.shuffle %%cp_v@, %%cp_v@ [0, 1, 2, 3] : vector<8xf32>, vector<8xf32>\n"
+                  "  %%cp_hi@ = vector.shuffle %%cp_v@, %%cp_v@ [4, 5, 6, 7] : vector<8xf32>, vector<8xf32>\n",
+                  frag);
+      char into[32];  // the rows so far
+      if (c) snprintf(into, sizeof into, "%%cout_%d", 2 * c - 1);
+      else snprintf(into, sizeof into, "%%cout_w");
+      gg_text_printf(&t, "  %%cout_%d = vector.insert %%cp_lo%s, %s [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                     2 * c, tag, into, row, rows_out);
+      gg_text_printf(&t, "  %%cout_%d = vector.insert %%cp_hi%s, %%cout_%d [%d] : vector<4xf32> into vector<%dx4xf32>\n",
+                     2 * c + 1, tag, 2 * c, row + 1, rows_out);
+    }
+    gg_text_printf(&t, "  return %%cout_%d : vector<%dx4xf32>\n}\n", 2 * ncarried - 1, rows_out);
+  }
   // The next tiles' loads between the previous tile and this one move to the marker.
   MlirValue needed[sizeof args / sizeof args[0] + 5];  // the template arguments and the op's operands
   int needed_count = 0;

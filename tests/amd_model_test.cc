@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -199,14 +200,17 @@ TEST(LoopModel, DefaultKernelsMeetTheTargets) {
         }
 }
 
-// The 256-wide tiles of the issue (gfx950 256x256, gfx942 256x128 and 128x256), rowwise,
-// with plain and preshuffled B, at waves_per_eu 1 (their accumulators take AGPRs).
+// The 256-wide tiles of the issue (gfx950 256x256, 256x128 and 128x256, gfx942 256x128 and
+// 128x256), rowwise, with plain and preshuffled B, at waves_per_eu 1 (their accumulators
+// take AGPRs).
 TEST(LoopModel, WideRowwiseTilesMeetTheTargets) {
   const struct {
     gg_target chip;
     gg_tile_config tile;
   } wide[] = {
       {GG_TARGET_GFX950, {256, 256, 128, 1, GG_LOOP_ROLLED, 0}},
+      {GG_TARGET_GFX950, {256, 128, 128, 1, GG_LOOP_ROLLED, 0}},
+      {GG_TARGET_GFX950, {128, 256, 128, 1, GG_LOOP_ROLLED, 0}},
       {GG_TARGET_GFX942, {256, 128, 128, 1, GG_LOOP_ROLLED, 0}},
       {GG_TARGET_GFX942, {128, 256, 128, 1, GG_LOOP_ROLLED, 0}},
   };
@@ -288,21 +292,34 @@ TEST(Stream, PlansEveryShape) {
       {2, 1, 16, 4, 1, 1},
   };
   for (const Case& c : cases)
-    for (int stage : {0, 8, 16}) {
-      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3, c.n_acc, 1};
+    for (int stage : {0, 8, 16})
+      for (int carry = 0; carry < 4; ++carry) {  // bit 0: carry_in, bit 1: carry_out
+      gg_stream_shape s = {c.steps, c.span, c.m_repeat, c.n_acc, c.block_steps, c.pair, 4, 2, stage, 3, c.n_acc, 1,
+                           carry & 1, carry >> 1, 1};
       if (stage == 16) gg_stream_place_stage(&s, stage, true);  // 8: one per MFMA from 3
       SCOPED_TRACE("steps " + std::to_string(c.steps) + " mr " + std::to_string(c.m_repeat) + " na " +
                    std::to_string(c.n_acc) + " blockwise " + std::to_string(c.block_steps) +
-                   " stage " + std::to_string(stage));
+                   " stage " + std::to_string(stage) + " carry " + std::to_string(carry));
       int n = gg_stream_mfmas(&s);
+      std::vector<gg_stream_item> carried(64);
+      int ncarried = gg_stream_carried(&s, carried.data(), (int)carried.size());
+      ASSERT_GE(ncarried, 0);
+      // The fragments read before the first MFMA: those used within read_ahead MFMAs.
+      std::set<std::tuple<int, int, int>> carried_keys;
+      for (int i = 0; i < ncarried; ++i) {
+        ASSERT_TRUE(carried[i].kind == GG_STREAM_READ_A || carried[i].kind == GG_STREAM_READ_B);
+        bool a = carried[i].kind == GG_STREAM_READ_A;
+        carried_keys.insert(std::make_tuple(a ? 0 : 1, carried[i].step, a ? carried[i].mr : carried[i].na));
+      }
       std::vector<gg_stream_item> items(8 * n + 64);
       int count = gg_stream_plan(&s, items.data(), (int)items.size());
       ASSERT_GT(count, 0);
       EXPECT_EQ(gg_stream_plan(&s, items.data(), n), -1) << "too little room is refused";
       // Positions in MFMA units: index of the next MFMA an item precedes.
-      std::map<std::tuple<int, int, int>, int> first_mfma, last_mfma, read_at, scale_at;
+      std::map<std::tuple<int, int, int>, int> first_mfma, last_mfma, read_at, scale_at, next_at, partial_last;
       std::vector<int> stage_at, loads_at;
-      int mfma = 0, fences = 0;
+      int mfma = 0, fences = 0, barrier = -1, last_lds = -1;
+      std::set<std::tuple<int, int, int>> carried_in;
       for (int i = 0; i < count; ++i) {
         const gg_stream_item& it = items[i];
         switch (it.kind) {
@@ -316,19 +333,48 @@ TEST(Stream, PlansEveryShape) {
             for (auto key : {std::make_tuple(0, s0, it.mr), std::make_tuple(1, s0, it.na)}) {
               ASSERT_TRUE(read_at.count(key)) << "an MFMA before its fragment read";
               if (!first_mfma.count(key)) first_mfma[key] = mfma;
+              last_mfma[key] = mfma;
             }
             if (c.block_steps) {
               auto key = std::make_tuple(it.step / c.block_steps, it.mr, it.na);
               EXPECT_FALSE(scale_at.count(key)) << "a partial scaled before its last MFMA";
-              last_mfma[key] = mfma;
+              partial_last[key] = mfma;
             }
             ++mfma;
             break;
           }
-          case GG_STREAM_READ_A: read_at[std::make_tuple(0, it.step, it.mr)] = mfma; break;
-          case GG_STREAM_READ_B: read_at[std::make_tuple(1, it.step, it.na)] = mfma; break;
+          case GG_STREAM_READ_A: read_at[std::make_tuple(0, it.step, it.mr)] = mfma; last_lds = mfma; break;
+          case GG_STREAM_READ_B: read_at[std::make_tuple(1, it.step, it.na)] = mfma; last_lds = mfma; break;
+          case GG_STREAM_CARRIED_A:
+          case GG_STREAM_CARRIED_B: {
+            EXPECT_TRUE(s.carry_in) << "carried fragments only where they come in";
+            EXPECT_EQ(mfma, 0) << "carried fragments before the first MFMA";
+            bool a = it.kind == GG_STREAM_CARRIED_A;
+            auto key = std::make_tuple(a ? 0 : 1, it.step, a ? it.mr : it.na);
+            EXPECT_TRUE(carried_keys.count(key)) << "only the listed fragments come in";
+            carried_in.insert(key);
+            read_at[key] = mfma;
+            break;
+          }
+          case GG_STREAM_NEXT_A:
+          case GG_STREAM_NEXT_B: {
+            EXPECT_TRUE(s.carry_out);
+            EXPECT_GE(barrier, 0) << "the next tile's fragments after the barrier";
+            bool a = it.kind == GG_STREAM_NEXT_A;
+            auto key = std::make_tuple(a ? 0 : 1, it.step, a ? it.mr : it.na);
+            EXPECT_TRUE(carried_keys.count(key));
+            EXPECT_FALSE(next_at.count(key)) << "each once";
+            next_at[key] = mfma;
+            break;
+          }
+          case GG_STREAM_BARRIER:
+            EXPECT_TRUE(s.carry_out);
+            EXPECT_EQ(barrier, -1) << "one barrier";
+            barrier = mfma;
+            break;
           case GG_STREAM_READ_XS:
           case GG_STREAM_READ_WS:
+            last_lds = mfma;
             break;
           case GG_STREAM_SCALE:
             scale_at[std::make_tuple(it.step / c.block_steps, it.mr, it.na)] = mfma;
@@ -336,6 +382,7 @@ TEST(Stream, PlansEveryShape) {
           case GG_STREAM_STAGE:
             EXPECT_EQ(it.step, (int)stage_at.size()) << "LDS writes in order";
             stage_at.push_back(mfma);
+            last_lds = mfma;
             break;
           case GG_STREAM_LOADS:
             EXPECT_EQ(it.step, (int)loads_at.size());
@@ -343,22 +390,40 @@ TEST(Stream, PlansEveryShape) {
             loads_at.push_back(mfma);
             break;
         }
+        if (barrier >= 0 && it.kind != GG_STREAM_BARRIER) {  // nothing of this tile's LDS after it
+          EXPECT_TRUE(it.kind != GG_STREAM_READ_A && it.kind != GG_STREAM_READ_B && it.kind != GG_STREAM_READ_XS &&
+                      it.kind != GG_STREAM_READ_WS && it.kind != GG_STREAM_STAGE);
+        }
       }
       EXPECT_EQ(mfma, n);
       EXPECT_EQ(fences, n);
       int reads = (c.steps + c.span - 1) / c.span * (c.m_repeat + c.n_acc);
       EXPECT_EQ((int)read_at.size(), reads);
-      for (const auto& [key, at] : read_at)
+      EXPECT_EQ((int)carried_in.size(), s.carry_in ? ncarried : 0);
+      EXPECT_EQ((int)next_at.size(), s.carry_out ? ncarried : 0);
+      EXPECT_EQ(barrier >= 0, s.carry_out != 0);
+      if (barrier >= 0) {
+        EXPECT_GT(barrier, last_lds);
+      }
+      for (const auto& [key, at] : next_at)  // the registers' last MFMA of this tile is issued
+        EXPECT_GT(at, last_mfma[key]) << "a next fragment read before this tile's last use";
+      for (const auto& [key, at] : read_at) {
+        if (carried_in.count(key)) continue;
         EXPECT_EQ(at, std::max(0, first_mfma[key] - s.read_ahead)) << "read read_ahead MFMAs ahead";
+        EXPECT_EQ(at == 0, carried_keys.count(key) == 1) << "the carried list is what is read first";
+      }
       if (c.block_steps) {
         EXPECT_EQ((int)scale_at.size(), c.steps / c.block_steps * c.m_repeat * c.n_acc);
         for (const auto& [key, at] : scale_at)
-          EXPECT_EQ(at, std::min(n, last_mfma[key] + 1 + s.scale_after));
+          EXPECT_EQ(at, std::min(n, partial_last[key] + 1 + s.scale_after));
       }
       ASSERT_EQ((int)stage_at.size(), stage);
       ASSERT_EQ((int)loads_at.size(), stage);
       int every = std::max(1, s.stage_every);
       for (int w = 0; w < stage; ++w) EXPECT_EQ(stage_at[w], std::min(n, s.stage_at + w * every));
+      if (s.carry_out) {
+        EXPECT_EQ(gg_stream_carry_barrier(&s), barrier);
+      }
     }
 }
 
@@ -369,7 +434,7 @@ TEST(Stream, PlacesStagingWrites) {
   for (bool spread : {true, false})
     for (int n : {8, 16, 32, 64, 128})
       for (int writes = 0; writes <= 2 * n; ++writes) {
-        gg_stream_shape s = {1, 1, n, 1, 0, 1, 4, 2, 0, 0, 1, 0};
+        gg_stream_shape s = {1, 1, n, 1, 0, 1, 4, 2, 0, 0, 1, 0, 0, 0, 1};
         ASSERT_EQ(gg_stream_mfmas(&s), n);
         gg_stream_place_stage(&s, writes, spread);
         SCOPED_TRACE("mfmas " + std::to_string(n) + " writes " + std::to_string(writes) +

@@ -181,6 +181,27 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Range(1, 9), ::testing::Values(kHost, kSim942, kSim950)),
     KernelName);
 
+// gfx950's two-buffer tiles of up to 128 accumulator registers read the next tile's first
+// fragments mid-tile, after a barrier, and carry them with the accumulators (rowwise, and
+// blockwise with plain B where the barrier leaves room: docs/amd-model.md). Run in sim
+// over 1 to 6 K tiles (the rolled loop steps by pairs: the prologue, the loop, the peeled
+// tiles each hand fragments on), both B layouts, exact data bit-identical, rolled and
+// unrolled alike; sim's race check covers the moved barrier.
+TEST(Kernels, FirstFragmentsRideFromTileToTile) {
+  for (gg_tile_config tile : {gg_tile_config{128, 256, 128, 1, GG_LOOP_ROLLED, 0},
+                              gg_tile_config{256, 128, 128, 1, GG_LOOP_ROLLED, 0}})
+    for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED})
+      for (int tiles = 1; tiles <= 6; ++tiles)
+        for (gg_data_kind data : {GG_DATA_EXACT, GG_DATA_RANDOM}) {
+          Spec rolled = Case(GG_LAYOUT_SIZES, tiles, kSim950, data, GG_SCALING_ROWWISE);
+          rolled.b_layout = b;
+          rolled.tile = tile;
+          rolled.n = 256;
+          rolled.extents = {300, 0, 1, 130};  // a group spanning two M tiles, one of one row
+          ExpectRolledMatchesUnrolled(rolled);
+        }
+}
+
 // gfx942's 256x128 blockwise tile with preshuffled B: two A stages with their scales take
 // 66 KiB of the 64, so it stages in one buffer (gg_amd_lds_buffers), run in sim over 1 to
 // 6 K tiles (its rolled loop steps by pairs: 5 and 6 tiles run it twice), exact data

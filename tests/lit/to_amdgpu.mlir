@@ -6,6 +6,8 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=FLAVOUR
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --fp8 e4m3fnuz --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --emit target | FileCheck %s --check-prefix=CARRY
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --b preshuffled --emit target | FileCheck %s --check-prefix=NOCARRY
 
 // GFX950: module attributes {gpu.container_module}
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
@@ -76,3 +78,17 @@
 // FLAVOUR: error: gg-to-amdgpu: gfx942's FP8 MFMA reads e4m3fnuz, the operands are e4m3fn
 // TOOBIG: error: gg-to-amdgpu: tile 256x256x256 needs 131072 bytes of LDS; gfx942 has 65536
 // TOOBIGDESC: error: tile 256x256x256 needs 131072 bytes of LDS; gfx942 has 65536
+
+// gfx950 128x256 rowwise: each tile that stages the next reads the next one's first
+// fragments (A's first row block, B's first five column blocks: 6 x 2 rows of f32 bit
+// patterns beside the 32 rows of accumulators) after a barrier mid-tile, during its last
+// MFMAs; the rolled loop carries them with the accumulators.
+// CARRY: arith.constant dense<0.000000e+00> : vector<44x4xf32>
+// CARRY: scf.for %{{.*}} iter_args({{.*}}) -> (vector<44x4xf32>,
+// CARRY: gpu.barrier
+// CARRY-NEXT: arith.constant 0 : index
+// CARRY: vector.load %{{.*}} : memref<98304xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// CARRY: amdgpu.mfma 16x16x128
+// CARRY: scf.yield %{{.*}} : vector<44x4xf32>,
+// Blockwise with preshuffled B keeps its registers: nothing rides with its accumulators.
+// NOCARRY: scf.for %{{.*}} iter_args({{.*}}) -> (vector<32x4xf32>,
