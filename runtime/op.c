@@ -78,14 +78,14 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
   int amd = desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
   if (amd && rows_per_group >= GG_LARGE_M_ROWS) {
     // The K loop model at 8 x 2048 rows, N 4096, K 7168 (docs/amd-model.md, share_bound):
-    // rowwise 256x128 on gfx942 (0.90 plain, 0.97 preshuffled; 128x128: 0.84), 256x256 on
-    // gfx950 (0.95 both; 128x128 is L2-bound at 0.50); blockwise 128x256 on both (gfx942
-    // 0.86 / 0.89, gfx950 0.73 / 0.72), whose 256x256 spills (its 256 accumulators take
-    // VALU scaling, so they stay in VGPRs) and whose gfx942 256x128 preshuffled stage
-    // does not fit twice in 64 KiB.
+    // rowwise 256x128 on gfx942 (0.90 plain, 0.97 preshuffled; 128x128: 0.84); 128x256
+    // for the rest: gfx950 rowwise (0.99 plain, 0.96 preshuffled, with the next tile's
+    // first fragments carried; 256x256 0.95, 128x128 L2-bound at 0.50) and blockwise on
+    // both chips (gfx942 0.89 / 0.93, gfx950 0.80 / 0.75), whose 256x256 spills (its 256
+    // accumulators take VALU scaling, so they stay in VGPRs) and whose gfx942 256x128
+    // preshuffled stage does not fit twice in 64 KiB.
     int rowwise = desc->scaling == GG_SCALING_ROWWISE;
     if (desc->target == GG_TARGET_GFX942 && rowwise) tile.m = 256;
-    else if (desc->target == GG_TARGET_GFX950 && rowwise) tile.m = tile.n = 256;
     else tile.n = 256;
     tile.waves_per_eu = 1;
     // A narrow output gains nothing; preshuffled B needs N a multiple of tile_n.

@@ -380,11 +380,11 @@ gg_status LaunchStacked(gg_context* context, int64_t total_m, int64_t n, int64_t
 }
 
 // With no tile named, the entry points take the model's tile at large M
-// (gg_tile_config_for): on gfx950 rowwise, 256x256x128 from 256 rows per group on.
+// (gg_tile_config_for): on gfx950 rowwise, 128x256x128 from 256 rows per group on.
 TEST(FakeHsa, LargeMTakesTheModelsTile) {
   gg_op_desc d = Desc(GG_LAYOUT_SIZES, GG_TARGET_GFX950);
   gg_tile_config large = gg_tile_config_for(&d, GG_LARGE_M_ROWS);
-  EXPECT_EQ(large.m, 256);
+  EXPECT_EQ(large.m, 128);
   EXPECT_EQ(large.n, 256);
   EXPECT_EQ(large.waves_per_eu, 1);
   d.tile = large;
@@ -394,11 +394,11 @@ TEST(FakeHsa, LargeMTakesTheModelsTile) {
   options.cache_dir = "";
   gg_context* context;
   ASSERT_EQ(gg_context_create(&options, &context), GG_OK);
-  // 3 groups of 300 rows: N 256 is one column block; M tiles bounded by 900 / 256 + G = 6.
+  // 3 groups of 300 rows: N 256 is one column block; M tiles bounded by 900 / 128 + G = 10.
   gg_status status = LaunchStacked(context, 900, 256, 512, 3);
   ASSERT_EQ(status, GG_OK) << gg_status_message(status);
   EXPECT_EQ(Le(fake.last_packet() + 12, 4), 256u);
-  EXPECT_EQ(Le(fake.last_packet() + 16, 4), 6u);
+  EXPECT_EQ(Le(fake.last_packet() + 16, 4), 10u);
   // 3 groups of 80 rows: the default 128x128: 2 column blocks, 240 / 128 + 3 = 4 M tiles.
   status = LaunchStacked(context, 240, 256, 512, 3);
   ASSERT_EQ(status, GG_OK) << gg_status_message(status);
