@@ -37,21 +37,31 @@
 // KERNEL: nvvm.fence.mbarrier.init
 // Persistent: each role sets its registers once, then walks the tiles that hold rows
 // (densely: rows-packed layouts) from the CTA's block id in steps of the launch's CTAs,
-// a running pointer over the group ends in shared memory finding each tile's group, and
-// counts its K tiles across them.
+// in panels of 8 tile rows (column by column within a panel), a running pointer over the
+// group ends in shared memory finding each panel's group and the tile's a few rows on,
+// and counts its K tiles across them.
 // KERNEL: gpu.barrier
 // KERNEL: %[[FIRST:.*]] = gpu.block_id x
 // KERNEL: %[[STEP:.*]] = gpu.grid_dim x
+// KERNEL: %[[PGX:.*]] = arith.muli %c8{{[_0-9]*}}, %{{.*}} : index
 // KERNEL: nvvm.setmaxregister decrease 40
 // KERNEL: %[[PITER:.*]] = memref.alloca() : memref<1xindex>
-// KERNEL: scf.while (%[[D:.*]] = %[[FIRST]], %{{.*}} = %c0{{[_0-9]*}}, %{{.*}} = %c0{{[_0-9]*}}) : (index, index, index) -> (index, index, index) {
+// KERNEL: scf.while (%[[D:.*]] = %[[FIRST]], %{{.*}} = %c0{{[_0-9]*}}, %{{.*}} = %c0{{[_0-9]*}}) : (index, index, index) -> (index, index, index, index) {
+// KERNEL: arith.divui %[[D]], %[[PGX]] : index
 // KERNEL: scf.while
 // KERNEL: memref.load %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>
 // KERNEL: arith.ceildivui %{{.*}}, %c128{{[_0-9]*}} : index
 // KERNEL: scf.condition
+// KERNEL: scf.while
+// KERNEL: scf.condition
+// KERNEL: arith.remui %[[D]], %[[PGX]] : index
 // KERNEL: scf.condition
 // KERNEL: } do {
-// KERNEL: arith.addi %{{.*}}, %[[STEP]] : index
+// KERNEL: ^bb0(%[[DD:[a-z0-9_]+]]: index, %{{.*}}: index, %{{.*}}: index, %[[PROWS:[a-z0-9_]+]]: index):
+// KERNEL: arith.addi %[[DD]], %[[STEP]] : index
+// The tile's column: its index within the panel over the panel's rows.
+// KERNEL: %[[IDX:.*]] = arith.remui %[[DD]], %[[PGX]] : index
+// KERNEL: arith.divui %[[IDX]], %[[PROWS]] : index
 // A stage expects the bytes of B and of the A boxes that hold the tile's rows: at 128
 // columns one box of 128 rows from the first map, or where the rows are 96 or fewer
 // (min(rows, 128) <= 96) that many 32-row boxes, rounded up, from the third (a decode tile
