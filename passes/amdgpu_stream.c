@@ -188,7 +188,7 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
   if (s->carry_in || s->carry_out) {
     gg_stream_item* carried = malloc((size_t)reads * sizeof *carried);
     int ncarried = carried ? gg_stream_carried(s, carried, reads) : -1;
-    if (ncarried < 0 || ncarried > 64) {
+    if (ncarried < 0 || ncarried > GG_STREAM_MAX_CARRIED) {
       free(carried);
       free(order);
       free(extra);
@@ -213,14 +213,14 @@ int gg_stream_plan(const gg_stream_shape* s, gg_stream_item* items, int capacity
       extra[count++] = (placed){{GG_STREAM_BARRIER, 0, 0, 0}, barrier, -1, 0};
       // One a gap from the barrier on, in the order the next tile uses them, each once
       // this tile's last MFMA on the registers it replaces has issued.
-      int use[64], by_use[64];
-      for (int c = 0; c < ncarried && c < 64; ++c) {
+      int use[GG_STREAM_MAX_CARRIED], by_use[GG_STREAM_MAX_CARRIED];
+      for (int c = 0; c < ncarried; ++c) {
         use[c] = fragment_use(s, order, n, carried[c], false);
         int at = c;  // insertion sort of the indices by first use
         for (; at > 0 && use[by_use[at - 1]] > use[c]; --at) by_use[at] = by_use[at - 1];
         by_use[at] = c;
       }
-      for (int i = 0, at = barrier; i < ncarried && i < 64; ++i, ++at) {
+      for (int i = 0, at = barrier; i < ncarried; ++i, ++at) {
         gg_stream_item next = carried[by_use[i]];
         at = min_int(n, max_int(at, fragment_use(s, order, n, next, true) + 1));
         next.kind = next.kind == GG_STREAM_READ_A ? GG_STREAM_NEXT_A : GG_STREAM_NEXT_B;

@@ -72,6 +72,9 @@ int gg_stream_mfmas(const gg_stream_shape* shape);
 // tile. docs/amd-model.md gives the figures.
 void gg_stream_place_stage(gg_stream_shape* shape, int writes, bool spread);
 
+// The most fragments that ride from tile to tile (a plan with more is refused).
+#define GG_STREAM_MAX_CARRIED 64
+
 // The fragments that ride from tile to tile (carry_in, carry_out), in the order they are
 // packed: up to `capacity` items of kind READ_A / READ_B written to `out`; returns their
 // number (the same for every tile of a shape), or -1 when they do not fit.

@@ -1228,8 +1228,8 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       .ws_reads = k->scale_products ? 0 : k->ws_per_column_block ? k->n_acc : 1,
       .b_from_lds = !k->preshuffled,
   };
-  gg_stream_item carried[64];
-  int ncarried = carry_fragments(k, scaled) ? gg_stream_carried(&shape, carried, 64) : 0;
+  gg_stream_item carried[GG_STREAM_MAX_CARRIED];
+  int ncarried = carry_fragments(k, scaled) ? gg_stream_carried(&shape, carried, GG_STREAM_MAX_CARRIED) : 0;
   if (ncarried < 0) {
     gg_emit_error(op, "internal error: gg-to-amdgpu could not list the tile's carried fragments");
     l->ok = false;

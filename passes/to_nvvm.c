@@ -1235,17 +1235,15 @@ static void emit_dense_walk(gg_text* t, const char* ends_type) {
   line(t, "      %%rin = arith.remui %%idx, %%prows : index");
   line(t, "      %%r = arith.addi %%r0, %%rin : index");
   // The tile's own group: from the panel's, at most PANEL_ROWS rows on.
-  line(t, "      %%o:2 = scf.while (%%g3 = %%g, %%t3 = %%tg) : (index, index) -> (index, index) {");
+  line(t, "      %%o:3 = scf.while (%%g3 = %%g, %%t3 = %%tg) : (index, index) -> (index, index, index) {");
   emit_group_tiles(t, "        ", "c", "%g3", ends_type);
   line(t, "        %%t4 = arith.addi %%t3, %%ctiles : index");
   line(t, "        %%beyond = arith.cmpi uge, %%r, %%t4 : index");
-  line(t, "        scf.condition(%%beyond) %%g3, %%t3 : index, index");
+  line(t, "        scf.condition(%%beyond) %%g3, %%t3, %%t4 : index, index, index");
   line(t, "      } do {");
-  line(t, "      ^bb0(%%g3: index, %%t3: index):");
-  emit_group_tiles(t, "        ", "d", "%g3", ends_type);
+  line(t, "      ^bb0(%%g3: index, %%t3: index, %%t4: index):");
   line(t, "        %%g3n = arith.addi %%g3, %%c1 : index");
-  line(t, "        %%t3n = arith.addi %%t3, %%dtiles : index");
-  line(t, "        scf.yield %%g3n, %%t3n : index, index");
+  line(t, "        scf.yield %%g3n, %%t4 : index, index");
   line(t, "      }");
   line(t, "      %%local = arith.subi %%r, %%o#1 : index");
   gg_emit_group_start(t, "      ", "s", "%o#0", "%ends", ends_type);
