@@ -29,6 +29,9 @@
 //   predicates at the group's edges.
 // - Packed layouts: the group ends are computed once at the start of every CTA into shared
 //   memory (a chunked scan over the 384 threads), so no workspace and no second kernel.
+// - 256-row tiles: a cluster of two CTAs, each on 128 of the rows (emit_cluster_rows),
+//   loading half of B's tile and multicasting it into both; the consumers release each
+//   stage to both CTAs' producers (emit_release).
 //
 // The tensor maps come first among the kernel's arguments, as !llvm.ptr; gg-nvvm-abi
 // makes them 128-byte by-value grid constants once the kernel is in the LLVM dialect.
@@ -54,8 +57,10 @@
 
 typedef struct nvvm_kernel {
   gg_op_desc desc;
-  int tm, tn, stages;
+  int tm, tn, stages;  // tm: the grid's tile rows (a CTA computes GG_SM90_CTA_ROWS of them)
   int split;  // split-K: the CTAs of a cluster sharing each tile's K tiles (1: none)
+  // CTAs on a tile's rows, GG_SM90_CTA_ROWS each, sharing its B by multicast (1: none)
+  int cluster_m;
   long long stage_bytes, a_bytes, smem;
   int acc_count;  // f32 accumulators per consumer thread: tn / 2
   bool fast, blockwise;
@@ -95,7 +100,8 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->tn = k->desc.tile.n;
   k->stages = gg_sm90_stages(&k->desc);
   k->split = gg_sm90_split_k(&k->desc);
-  k->a_bytes = (long long)k->tm * TILE_K;
+  k->cluster_m = gg_sm90_cluster_m(&k->desc);
+  k->a_bytes = (long long)GG_SM90_CTA_ROWS * TILE_K;
   k->stage_bytes = k->a_bytes + (long long)k->tn * TILE_K;
   k->smem = gg_sm90_dynamic_shared_bytes(&k->desc);
   k->acc_count = k->tn / 2;
@@ -195,7 +201,13 @@ static void line(gg_text* t, const char* format, ...) {
   gg_text_printf(t, "%s\n", text);
 }
 
-static void emit_signature(gg_text* t, const MlirValue* args) {
+// The rows a 256-row tile's CTA shifts by its half's first row (emit_cluster_rows).
+static bool is_tile_row_arg(int i) {
+  return i == ARG_A_ROW0 || i == ARG_ROW_LIMIT || i == ARG_S_SA_ROW || i == ARG_S_ROWS ||
+         i == ARG_OUT_ROW || i == ARG_E_SA_ROW;
+}
+
+static void emit_signature(gg_text* t, const nvvm_kernel* k, const MlirValue* args) {
   static const char* const names[ARG_COUNT] = {
       "tma_a", "tma_b", "tma_af", "dsmem", "tid", "bar", "iter", "a_row0", "k_lo", "k_hi", "b_row0", "s_sa", "s_sb",
       "s_sa_row", "s_sa_kstride", "s_rows", "s_sb_base", "s_sb_col", "s_sb_kstride", "out",
@@ -203,10 +215,42 @@ static void emit_signature(gg_text* t, const MlirValue* args) {
       "e_sb_col"};
   gg_text_printf(t, "func.func @tile(");
   for (int i = 0; i < ARG_COUNT; ++i) {
-    gg_text_printf(t, "%s%%%s: ", i ? ", " : "", names[i]);
+    bool shifted = k->cluster_m > 1 && is_tile_row_arg(i);
+    gg_text_printf(t, "%s%%%s%s: ", i ? ", " : "", names[i], shifted ? "_tile" : "");
     gg_text_type(t, mlirValueGetType(args[i]));
   }
   gg_text_printf(t, ") {\n");
+}
+
+// A 256-row tile's cluster: this CTA (rank %mrank, its block id modulo 2) computes rows
+// [128 rank, 128 rank + 128) of the tile, so the tile's row frame (the _tile arguments)
+// moves down by 128 rank (a row limit at or below 0 leaves this CTA's half empty: its
+// consumers issue no wgmma and its epilogue stores nothing, while its producer still
+// loads its half of B for the peer). The producer loads rows [rank tile_n / 2, ...) of
+// B's tile and multicasts them (%mcast: both CTAs); the consumers also release each stage
+// to the peer (%mpeer).
+static void emit_cluster_rows(gg_text* t, const nvvm_kernel* k) {
+  line(t, "  %%mblock = gpu.block_id x");
+  line(t, "  %%mtwo = arith.constant %d : index", k->cluster_m);
+  line(t, "  %%mrank = arith.remui %%mblock, %%mtwo : index");
+  line(t, "  %%mcta_rows = arith.constant %d : index", GG_SM90_CTA_ROWS);
+  line(t, "  %%mrows = arith.muli %%mrank, %%mcta_rows : index");
+  line(t, "  %%a_row0 = arith.addi %%a_row0_tile, %%mrows : index");
+  line(t, "  %%row_limit = arith.subi %%row_limit_tile, %%mrows : index");
+  line(t, "  %%s_sa_row = arith.addi %%s_sa_row_tile, %%mrows : index");
+  line(t, "  %%s_rows = arith.subi %%s_rows_tile, %%mrows : index");
+  line(t, "  %%out_row = arith.addi %%out_row_tile, %%mrows : index");
+  line(t, "  %%e_sa_row = arith.addi %%e_sa_row_tile, %%mrows : index");
+  int b_rows = gg_sm90_b_box_rows(&k->desc);
+  line(t, "  %%mb_rows = arith.constant %d : index", b_rows);
+  line(t, "  %%mb_bytes = arith.constant %d : index", b_rows * TILE_K);
+  line(t, "  %%mrank_b_rows = arith.muli %%mrank, %%mb_rows : index");
+  line(t, "  %%mrank_b_bytes = arith.muli %%mrank, %%mb_bytes : index");
+  line(t, "  %%b_row_h = arith.addi %%b_row0, %%mrank_b_rows : index");
+  line(t, "  %%mcast = arith.constant %d : i16", (1 << k->cluster_m) - 1);
+  line(t, "  %%mone = arith.constant 1 : index");
+  line(t, "  %%mpeer_x = arith.xori %%mrank, %%mone : index");
+  line(t, "  %%mpeer = arith.index_cast %%mpeer_x : index to i32");
 }
 
 // %<name> = the memref load of `type` at `index` when `ok`, else 0.0.
@@ -285,11 +329,22 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, const char* in, const c
 }
 
 // The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
-// (`when` holds on those lanes).
-static void emit_release(gg_text* t, const char* when, const char* stage) {
+// (`when` holds on those lanes). In a 256-row tile's cluster it arrives on the peer CTA's
+// barrier too (%mpeer, through distributed shared memory): the peer's producer multicasts
+// its half of B into this CTA's stage, so it waits for both CTAs' consumers. The remote
+// arrival releases at CTA scope, as the local one does (the wgmma that read the stage has
+// completed): at cluster scope it also waited for the warp's earlier global stores, and
+// on the H200 the kernels ran at 0.58-0.73 of the 128-row ones (docs/performance.md).
+static void emit_release(gg_text* t, const nvvm_kernel* k, const char* when, const char* stage) {
   line(t, "      scf.if %s {", when);
   line(t, "        %%rel = arith.addi %s, %%cS : index", stage);
   line(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
+  if (k->cluster_m > 1) {
+    line(t, "        %%rel_at = nvgpu.mbarrier.get %%bar[%%rel] : !bar -> i64");
+    line(t, "        %%rel_p = llvm.inttoptr %%rel_at : i64 to !llvm.ptr<3>");
+    line(t, "        %%rel_peer = nvvm.mapa %%rel_p, %%mpeer : !llvm.ptr<3> -> !llvm.ptr<7>");
+    line(t, "        nvvm.mbarrier.arrive %%rel_peer : !llvm.ptr<7>");
+  }
   line(t, "      }");
 }
 
@@ -601,7 +656,7 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
     line(t, "    %%ds%d = arith.remui %%dg%d, %%cS : index", j, j);
     char stage[16];
     snprintf(stage, sizeof stage, "%%ds%d", j);
-    emit_release(t, "%lane0", stage);
+    emit_release(t, k, "%lane0", stage);
   }
 }
 
@@ -661,12 +716,18 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
   line(t, "      %%so = arith.muli %%s, %%cStage : index");
   line(t, "      %%ao = arith.addi %%aoff, %%so : index");
   line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
-  line(t, "      %%bslot = memref.view %%dyn[%%bo][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->smem, k->tn);
+  // A 256-row tile's cluster: this CTA's half of B's rows, multicast into both CTAs.
+  int b_rows = gg_sm90_b_box_rows(&k->desc);
+  if (k->cluster_m > 1) line(t, "      %%bo_h = arith.addi %%bo, %%mrank_b_bytes : index");
+  line(t, "      %%bslot = memref.view %%dyn[%s][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">",
+       k->cluster_m > 1 ? "%bo_h" : "%bo", k->smem, b_rows);
   line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
   emit_a_boxes(t, k, map, type, rows);
-  line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %%b_row0], %%bar[%%s] to %%bslot : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">", k->tn);
+  bool cluster = k->cluster_m > 1;
+  line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %s], %%bar[%%s] to %%bslot%s : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">",
+       cluster ? "%b_row_h" : "%b_row0", cluster ? " multicast_mask = %mcast" : "", b_rows);
   line(t, "    }");
 }
 
@@ -676,7 +737,7 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   // A's rows in the tile: in boxes of the first map's rows, or of GG_SM90_A_FEW_ROWS from
   // the third where fewer of those hold them.
   int box_rows = gg_sm90_a_box_rows(&k->desc);
-  line(t, "    %%cTM = arith.constant %d : index", k->tm);
+  line(t, "    %%cTM = arith.constant %d : index", GG_SM90_CTA_ROWS);
   line(t, "    %%cBBytes = arith.constant %lld : index", k->stage_bytes - k->a_bytes);
   line(t, "    %%a_rows0 = arith.minsi %%row_limit, %%cTM : index");
   line(t, "    %%a_rows = arith.maxsi %%a_rows0, %%c1 : index");
@@ -756,7 +817,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     } else {
       line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
     }
-    emit_release(t, "%release", "%sp");
+    emit_release(t, k, "%release", "%sp");
     line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
     line(t, "    }");
     if (mma) line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
@@ -768,7 +829,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
       line(t, "    %%klast = arith.subi %%klast0, %%c1 : index");
       line(t, "    %%slast = arith.remui %%klast, %%cS : index");
       line(t, "    %%release_last = arith.andi %%had_any, %%lane0 : i1");
-      emit_release(t, "%release_last", "%slast");
+      emit_release(t, k, "%release_last", "%slast");
     }
   } else {
     if (mma) {
@@ -778,9 +839,9 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
       line(t, "      %%early = arith.cmpi slt, %%kt, %%kdefer : index");
       line(t, "      %%release = arith.andi %%lane0, %%early : i1");
-      emit_release(t, "%release", "%s");
+      emit_release(t, k, "%release", "%s");
     } else {
-      emit_release(t, "%lane0", "%s");
+      emit_release(t, k, "%lane0", "%s");
     }
     if (!mma) {
       line(t, "      scf.yield %%tot_in, %%part_in : %s, %s", k->acc_type, k->acc_type);
@@ -844,7 +905,8 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
 static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, const MlirValue* args,
                       tile_role role) {
   bool loads = !mlirOperationIsNull(ops->load_a);
-  emit_signature(t, args);
+  emit_signature(t, k, args);
+  if (k->cluster_m > 1) emit_cluster_rows(t, k);
   line(t, "  %%c0 = arith.constant 0 : index");
   line(t, "  %%c1 = arith.constant 1 : index");
   line(t, "  %%c2 = arith.constant 2 : index");
@@ -956,7 +1018,7 @@ static void expand_aliases(gg_text* t, const nvvm_kernel* k) {
   const char* tm = "!nvgpu.tensormap.descriptor<tensor = memref<%dx128xf8E4M3FN, 3>, swizzle = "
                    "swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>";
   snprintf(tm_a, sizeof tm_a, tm, gg_sm90_a_box_rows(&k->desc));
-  snprintf(tm_b, sizeof tm_b, tm, k->tn);
+  snprintf(tm_b, sizeof tm_b, tm, gg_sm90_b_box_rows(&k->desc));
   snprintf(tm_f, sizeof tm_f, tm, GG_SM90_A_FEW_ROWS);
   snprintf(bar, sizeof bar,
            "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>", 2 * k->stages);
@@ -1103,7 +1165,8 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
   line(&t, "func.func @prologue(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tma_af: !llvm.ptr, %%tid: index) -> !bar {");
   line(&t, "  %%c0 = arith.constant 0 : index");
   line(&t, "  %%c1 = arith.constant 1 : index");
-  line(&t, "  %%c8 = arith.constant 8 : index");
+  // Empty barriers: each consumer warp arrives, the peer CTA's too in a 256-row tile's cluster.
+  line(&t, "  %%cEmpty = arith.constant %d : index", 8 * k->cluster_m);
   line(&t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
   line(&t, "  %%bar = nvgpu.mbarrier.create -> !bar");
   line(&t, "  scf.if %%is0 {");
@@ -1111,7 +1174,7 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
     line(&t, "    %%sf%d = arith.constant %d : index", s, s);
     line(&t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
     line(&t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
-    line(&t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%c8 : !bar", s);
+    line(&t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%cEmpty : !bar", s);
   }
   line(&t, "    nvvm.fence.mbarrier.init");
   if (loads) {
@@ -1126,6 +1189,8 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
   }
   line(&t, "  }");
   line(&t, "  gpu.barrier");
+  // The peer's barriers are set up before any multicast or remote arrival reaches them.
+  if (k->cluster_m > 1) emit_cluster_sync(&t, "  ", 1);
   line(&t, "  return %%bar : !bar");
   line(&t, "}");
   expand_aliases(&t, k);
@@ -1282,14 +1347,15 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   line(&t, "  %%tm = arith.constant %d : index", k->tm);
   line(&t, "  %%wg = arith.divui %%tid, %%c128 : index");
   line(&t, "  %%isprod = arith.cmpi eq, %%wg, %%c0 : index");
-  // Split-K: a cluster of k->split CTAs (consecutive block ids) takes each tile, so the
-  // walk is over clusters; the launch gives whole clusters.
-  if (k->split > 1) {
-    line(&t, "  %%cSplit = arith.constant %d : index", k->split);
+  // Clusters (split-K's shares, a 256-row tile's halves): a cluster of CTAs (consecutive
+  // block ids) takes each tile, so the walk is over clusters; the launch gives whole ones.
+  int cluster = gg_sm90_cluster_ctas(&k->desc);
+  if (cluster > 1) {
+    line(&t, "  %%cCluster = arith.constant %d : index", cluster);
     line(&t, "  %%block = gpu.block_id x");
     line(&t, "  %%grid = gpu.grid_dim x");
-    line(&t, "  %%first = arith.divui %%block, %%cSplit : index");
-    line(&t, "  %%step = arith.divui %%grid, %%cSplit : index");
+    line(&t, "  %%first = arith.divui %%block, %%cCluster : index");
+    line(&t, "  %%step = arith.divui %%grid, %%cCluster : index");
   } else {
     line(&t, "  %%first = gpu.block_id x");
     line(&t, "  %%step = gpu.grid_dim x");
@@ -1314,6 +1380,9 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
     else emit_strided_walk(&t);
   }
   line(&t, "  }");
+  // No CTA of a 256-row tile's cluster leaves while the peer may still arrive on its
+  // barriers (its consumers' last releases).
+  if (k->cluster_m > 1) emit_cluster_sync(&t, "  ", 1);
   line(&t, "  return");
   line(&t, "}");
   MlirValue args[5] = {tid, extents[0], extents[1], extents[2], ends};
@@ -1352,9 +1421,12 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   if (!lower_prologue(first_body, k, !mlirOperationIsNull(ops.load_a), prologue_args, &bar) ||
       !lower_role_loops(first_body, k, extents, tid, ends))
     return false;
-  MlirOperation split = mlirBlockGetFirstOperation(body);
-  while (!mlirOperationEqual(mlirOperationGetNextInBlock(split), first_body))
-    split = mlirOperationGetNextInBlock(split);
+  // The roles' scf.if: the last before the grid's body (a cluster's closing barrier may
+  // follow it).
+  MlirOperation split = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationEqual(op, first_body);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "scf.if")) split = op;
   const char* loop_name = walks_dense(k) ? "scf.while" : "scf.for";
   MlirOperation loops[2], iters[2];
   for (int role = 0; role < 2; ++role) {
@@ -1434,7 +1506,8 @@ static bool to_kernel(MlirOperation func, const void* options) {
   }
   gg_text_printf(&t, ")");
   gg_text_printf(&t, " kernel attributes {");
-  if (k.split > 1) gg_text_printf(&t, "nvvm.cluster_dim = array<i32: %d, 1, 1>, ", k.split);
+  int cluster = gg_sm90_cluster_ctas(&k.desc);
+  if (cluster > 1) gg_text_printf(&t, "nvvm.cluster_dim = array<i32: %d, 1, 1>, ", cluster);
   gg_text_printf(&t,
                  "nvvm.maxntid = array<i32: %d, 1, 1>, nvvm.minctasm = 1 : i32, "
                  "gg.tensor_maps = %d : i64} {\n"

@@ -344,7 +344,8 @@ gg_status gg_cuda_kernel_load(gg_cuda_device* device, const void* module, size_t
   kernel->device = device;
   kernel->desc = d;
   kernel->dynamic_shared = gg_sm90_dynamic_shared_bytes(&d);
-  kernel->cluster[0] = (unsigned)gg_sm90_split_k(&d);  // split-K: one cluster per tile
+  // One cluster per tile: split-K's shares, or a 256-row tile's two halves.
+  kernel->cluster[0] = (unsigned)gg_sm90_cluster_ctas(&d);
   kernel->cluster[1] = kernel->cluster[2] = 1;
   kernel->resident = device->sm_count;
   pthread_mutex_init(&kernel->maps_mutex, NULL);
@@ -445,7 +446,7 @@ gg_status gg_cuda_tensor_maps(const gg_op_desc* desc, void* const buffers[GG_OPE
                               int64_t m, gg_cuda_tensor_map_args maps[GG_SM90_TENSOR_MAPS]) {
   gg_op_desc d = gg_op_desc_with_defaults(desc);
   GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_A, (uint32_t)gg_sm90_a_box_rows(&d), &maps[0]));
-  GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)d.tile.n, &maps[1]));
+  GG_RETURN_IF_ERROR(tensor_map_args(&d, buffers, m, GG_OPERAND_B, (uint32_t)gg_sm90_b_box_rows(&d), &maps[1]));
   maps[2] = maps[0];  // A again, in boxes of few rows
   maps[2].box[1] = GG_SM90_A_FEW_ROWS;
   return GG_OK;

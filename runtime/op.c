@@ -154,7 +154,10 @@ static int sm90_split_plan(const gg_op_desc* in, int64_t m, int64_t* ctas) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int64_t tiles = m > 0 && d.g > 0 ? sm90_busy_tiles(&d, m) : 0;
   *ctas = tiles < GG_SM90_PLANNED_SMS ? tiles : GG_SM90_PLANNED_SMS;
-  if (d.target != GG_TARGET_SM90A || d.layout == GG_LAYOUT_K_OFFSETS || tiles == 0) return 1;
+  // A 256-row tile's cluster is its two halves' (B multicast), not a split of K.
+  if (d.target != GG_TARGET_SM90A || d.layout == GG_LAYOUT_K_OFFSETS || tiles == 0 ||
+      gg_sm90_cluster_m(&d) > 1)
+    return 1;
   int64_t k_tiles = (d.k + 127) / 128, stages = gg_sm90_stages(&d);
   int best = 1;
   for (int split = 2; split <= GG_SM90_MAX_SPLIT_K; ++split)
@@ -320,13 +323,18 @@ static gg_status sm90_check(const gg_op_desc* d) {
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "sm_90a reads B as a plain [N, K] matrix through TMA; preshuffled B is "
                           "the operand order of AMD matrix cores");
-  if (d->tile.m != 128 || d->tile.k != 128 || (d->tile.n != 64 && d->tile.n != 128 &&
-                                               d->tile.n != 192 && d->tile.n != 256))
+  if ((d->tile.m != 128 && d->tile.m != 256) || d->tile.k != 128 ||
+      (d->tile.n != 64 && d->tile.n != 128 && d->tile.n != 192 && d->tile.n != 256))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (two consumer "
-                          "warpgroups of 64 rows), tile_k 128 (one 128-byte swizzle row), tile_n "
-                          "64, 128, 192 or 256",
+                          "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (a CTA's two consumer "
+                          "warpgroups of 64 rows) or 256 (a cluster of two such CTAs sharing B), "
+                          "tile_k 128 (one 128-byte swizzle row), tile_n 64, 128, 192 or 256",
                           d->tile.m, d->tile.n, d->tile.k);
+  if (d->tile.m == 256 && d->tile.split_k > 1)
+    return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
+                          "a 256-row sm_90a tile is a cluster of two CTAs on its halves; split-K "
+                          "clusters are 128-row tiles' (split_k %d with tile_m 256)",
+                          d->tile.split_k);
   if (d->scaling == GG_SCALING_BLOCKWISE && d->accum == GG_ACCUM_FAST)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
                           "blockwise scaling scales each K block's partial sum, so its "
@@ -856,7 +864,7 @@ gg_status gg_amd_addressing_check(const gg_op_desc* in, int64_t m) {
 // sm_90a shared memory.
 
 static int64_t sm90_stage_bytes(const gg_op_desc* d) {
-  return ((int64_t)d->tile.m + d->tile.n) * d->tile.k;
+  return ((int64_t)GG_SM90_CTA_ROWS + d->tile.n) * d->tile.k;
 }
 
 // Group ends (int64 each) and the scan's per-thread partials, after the stages.
@@ -889,7 +897,20 @@ int gg_sm90_stages(const gg_op_desc* in) {
 
 int gg_sm90_a_box_rows(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  return d.tile.n == 256 ? GG_SM90_A_FEW_ROWS : d.tile.m;
+  return d.tile.n == 256 ? GG_SM90_A_FEW_ROWS : GG_SM90_CTA_ROWS;
+}
+
+int gg_sm90_cluster_m(const gg_op_desc* in) {
+  return in->tile.m > GG_SM90_CTA_ROWS ? in->tile.m / GG_SM90_CTA_ROWS : 1;
+}
+
+int gg_sm90_cluster_ctas(const gg_op_desc* in) {
+  return gg_sm90_split_k(in) * gg_sm90_cluster_m(in);
+}
+
+int gg_sm90_b_box_rows(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return d.tile.n / gg_sm90_cluster_m(&d);
 }
 
 int64_t gg_sm90_epilogue_offset(const gg_op_desc* in) {
@@ -908,10 +929,10 @@ int gg_sm90_split_k(const gg_op_desc* in) {
 int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int resident) {
   gg_grid_dim_rule rules[3];
   gg_grid_rules(in, rules);
-  int64_t split = gg_sm90_split_k(in);
-  int64_t units = split;
+  int64_t cluster = gg_sm90_cluster_ctas(in);
+  int64_t units = cluster;
   for (int i = 0; i < 3; ++i) units = gg_saturating_mul(units, gg_grid_dim(&rules[i], m));
-  int64_t most = resident / split * split;
+  int64_t most = resident / cluster * cluster;
   return units < most ? units : most;
 }
 

@@ -111,12 +111,15 @@ size_t gg_tune_candidates(const gg_op_desc* desc, int allow_fast, gg_tune_candid
   if (desc->target == GG_TARGET_SM90A) {
     gg_accum accums[2] = {desc->accum, GG_ACCUM_FAST};
     int modes = allow_fast && desc->accum != GG_ACCUM_FAST ? 2 : 1;
+    // 128-row tiles split 1 to 4 ways, and 256-row ones (a cluster of two CTAs sharing B)
+    // unsplit: the rules refuse 256 rows with split-K.
     for (int a = 0; a < modes; ++a)
-      for (int n = 0; n < 3; ++n)
-        for (int32_t split = 1; split <= GG_SM90_MAX_SPLIT_K; ++split) {
-          tile.m = 128, tile.n = mn[n], tile.k = 128, tile.waves_per_eu = 0, tile.split_k = split;
-          add_if_valid(desc, tile, accums[a], all, &count);
-        }
+      for (int32_t m = 128; m <= 256; m *= 2)
+        for (int n = 0; n < 3; ++n)
+          for (int32_t split = 1; split <= GG_SM90_MAX_SPLIT_K; ++split) {
+            tile.m = m, tile.n = mn[n], tile.k = 128, tile.waves_per_eu = 0, tile.split_k = split;
+            add_if_valid(desc, tile, accums[a], all, &count);
+          }
   } else {
     int amd = desc->target == GG_TARGET_GFX942 || desc->target == GG_TARGET_GFX950;
     for (int m = 0; m < 3; ++m)

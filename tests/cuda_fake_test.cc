@@ -358,6 +358,11 @@ TEST(LaunchCtas, SplitKGivesWholeClusters) {
   gg_op_desc b = gg_test::ChipDesc(GG_LAYOUT_BATCHED, GG_TARGET_SM90A, 256, 4096, 3);
   b.tile = {128, 128, 128, 0, GG_LOOP_ROLLED, 2};
   EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 2 * 2 * 2) << "3 slices of 2 x 2 tiles, 2 CTAs each";
+  // A 256-row tile: a cluster of two CTAs on its halves.
+  b.tile = {256, 128, 128, 0, GG_LOOP_ROLLED, 1};
+  EXPECT_EQ(gg_sm90_cluster_ctas(&b), 2);
+  EXPECT_EQ(gg_sm90_launch_ctas(&b, 130, 132), 3 * 1 * 2 * 2) << "3 slices of 1 x 2 tiles, 2 CTAs each";
+  EXPECT_EQ(gg_sm90_launch_ctas(&b, 16384, 131), 130) << "whole clusters only";
 }
 
 // The split the entry points take (gg_sm90_split_k_for), by hand: of the splits whose
@@ -543,6 +548,44 @@ TEST(FakeCuda, ApiLaunchesSplitKClusters) {
     ASSERT_EQ(status, GG_OK) << Message(status);
     EXPECT_EQ(fake.launch(0)->cluster[0], 1u) << "split 1 asked: none";
     EXPECT_EQ(fake.launch(0)->grid[0], 8u);
+  }
+  EXPECT_EQ(fake.live_allocations(), 0);
+}
+
+// A 256-row tile is a cluster of two CTAs on its halves: the launch takes two CTAs a tile,
+// in whole clusters, with the cluster attribute; B's tensor map is in boxes of half the
+// tile's columns (each CTA loads one half and multicasts it), A's in the CTA's.
+TEST(FakeCuda, ApiLaunchesClusterTilesOfTwoCtas) {
+  {
+    StackedCall c;
+    MakeStackedCall(gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 512, 1024, 3), 31, &c, {},
+                    {300, 0, 600});
+    if (HasFatalFailure()) return;
+    c.call.tile = {256, 256, 128, 0, GG_LOOP_ROLLED, 1};
+    c.call.accum = GG_ACCUM_FAST;
+    gg_status status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    const LaunchRecord* r = fake.launch(0);
+    EXPECT_EQ(r->cluster[0], 2u);
+    EXPECT_EQ(r->cluster[1] * r->cluster[2], 1u);
+    // 900 rows over 3 groups: ceil(900 / 256) + 3 - 1 = 6 tile rows of 2 column tiles.
+    EXPECT_EQ(r->grid[0], 6u * 2u * 2u) << "two CTAs a tile of the virtual grid";
+    EXPECT_EQ(MapOf(r, 1).box[1], 128u) << "B: half of the 256 columns";
+    EXPECT_EQ(MapOf(r, 0).box[1], 32u) << "A: the CTA's 128 rows in boxes of 32";
+    c.call.tile = {256, 128, 128, 0, GG_LOOP_ROLLED, 1};
+    c.call.accum = GG_ACCUM_PROMOTED;
+    status = gg_grouped_gemm(c.context, &c.call);
+    ASSERT_EQ(status, GG_OK) << Message(status);
+    EXPECT_EQ(fake.launch(0)->cluster[0], 2u);
+    EXPECT_EQ(MapOf(fake.launch(0), 1).box[1], 64u);
+    EXPECT_EQ(MapOf(fake.launch(0), 0).box[1], 128u);
+    // Split-K clusters are 128-row tiles': 256 rows with a split is refused, nothing launched.
+    int launches = fake.launches();
+    c.call.tile = {256, 128, 128, 0, GG_LOOP_ROLLED, 2};
+    status = gg_grouped_gemm(c.context, &c.call);
+    EXPECT_EQ(gg_status_code_of(status), GG_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(Message(status).find("split-K clusters are 128-row tiles'"), std::string::npos);
+    EXPECT_EQ(fake.launches(), launches);
   }
   EXPECT_EQ(fake.live_allocations(), 0);
 }

@@ -97,6 +97,45 @@ TEST(Sm90a, Tile192AssemblesWithoutSpillsOnEveryLayout) {
     }
 }
 
+// 256-row tiles, a cluster of two CTAs on the tile's halves, on every layout, both
+// accumulations and blockwise (128 columns; fast rowwise also 256): each CTA loads half of
+// B's rows and multicasts them into both, and releases each stage to the peer's producer
+// too, through distributed shared memory; the cluster is the kernel's own (.reqnctapercluster).
+TEST(Sm90a, ClusterTilesMulticastBAndReleaseStagesToThePeer) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  for (int layout = 0; layout < GG_LAYOUT_COUNT; ++layout)
+    for (const Shape& s : {Shape{gg_layout(layout), GG_SCALING_ROWWISE, GG_ACCUM_PROMOTED},
+                           Shape{gg_layout(layout), GG_SCALING_ROWWISE, GG_ACCUM_FAST},
+                           Shape{gg_layout(layout), GG_SCALING_BLOCKWISE, GG_ACCUM_PROMOTED}}) {
+      int tn = s.accum == GG_ACCUM_FAST ? 256 : 128;
+      SCOPED_TRACE(Name(s) + " 256x" + std::to_string(tn));
+      gg_op_desc d = gg_test::ChipDesc(s.layout, GG_TARGET_SM90A, 512, 1024, 3);
+      d.scaling = s.scaling;
+      d.accum = s.accum;
+      d.tile = {256, tn, 128, 0, GG_LOOP_ROLLED, 1};
+      EXPECT_EQ(gg_sm90_cluster_ctas(&d), 2);
+      EXPECT_EQ(gg_sm90_b_box_rows(&d), tn / 2);
+      ExpectAssembles(d, "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tn) + "k32");
+      gg_text ptx;
+      gg_text_init(&ptx);
+      ASSERT_EQ(gg_compile_emit(&d, GG_STAGE_ISA, &ptx), GG_OK);
+      std::string text(ptx.data, ptx.length);
+      EXPECT_NE(text.find(".reqnctapercluster 2, 1, 1"), std::string::npos);
+      EXPECT_NE(text.find(".multicast::cluster"), std::string::npos);
+      EXPECT_NE(text.find("mapa.shared::cluster"), std::string::npos);
+      // At CTA scope: a cluster-scope release waited for the warp's global stores (0.58-0.73
+      // of the 128-row kernels on the H200, docs/performance.md).
+      EXPECT_NE(text.find("mbarrier.arrive.shared::cluster.b64"), std::string::npos);
+      EXPECT_EQ(text.find("mbarrier.arrive.release.cluster"), std::string::npos);
+      EXPECT_NE(text.find("barrier.cluster.wait"), std::string::npos);
+      gg_text_free(&ptx);
+    }
+  // A 128-row tile has no cluster (split-K aside) and loads B whole.
+  gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 512, 1024, 3);
+  EXPECT_EQ(gg_sm90_cluster_ctas(&d), 1);
+  EXPECT_EQ(gg_sm90_b_box_rows(&d), 128);
+}
+
 std::vector<Shape> AllShapes() {
   std::vector<Shape> shapes;
   for (int layout = 0; layout < GG_LAYOUT_COUNT; ++layout) {
@@ -167,6 +206,8 @@ TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
       {[](gg_op_desc* d) { d->fp8 = GG_FP8_E4M3FNUZ; }, "sm_90a takes float8_e4m3fn operands"},
       {[](gg_op_desc* d) { d->b_layout = GG_B_PRESHUFFLED; }, "preshuffled B is the operand order of AMD"},
       {[](gg_op_desc* d) { d->tile = {64, 128, 128, 0, GG_LOOP_ROLLED, 0}; }, "is not an sm_90a tile"},
+      {[](gg_op_desc* d) { d->tile = {256, 128, 128, 0, GG_LOOP_ROLLED, 2}; d->k = 4096; },
+       "split-K clusters are 128-row tiles'"},
       {[](gg_op_desc* d) { d->tile = {128, 256, 128, 0, GG_LOOP_ROLLED, 0}; }, "does not fit: use tile_n 128"},
       {[](gg_op_desc* d) { d->scaling = GG_SCALING_BLOCKWISE; d->accum = GG_ACCUM_FAST; },
        "--accum fast applies to rowwise scaling"},

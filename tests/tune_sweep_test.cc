@@ -128,11 +128,13 @@ TEST_F(TuneSweep, CandidatesArePrintedForBundling) {
   std::ifstream in(printed);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 12u) << "128 x {64, 128, 256} x 128, split 1 to 4";
+  ASSERT_EQ(lines.size(), 15u) << "128 x {64, 128, 256} x 128, split 1 to 4; 256 x the same, unsplit";
   const std::string base = "--op mm --ranks 2d3d --groups 1*8 --N 4096 --K 7168 --accum fast";
   EXPECT_EQ(lines[0], base + " --tile 128x64x128");
   EXPECT_EQ(lines[5], base + " --tile 128x128x128 --split-k 2");
   EXPECT_EQ(lines[11], base + " --tile 128x256x128 --split-k 4");
+  EXPECT_EQ(lines[12], base + " --tile 256x64x128");
+  EXPECT_EQ(lines[14], base + " --tile 256x256x128");
 }
 
 TEST_F(TuneSweep, RefusesWhatItCannotTune) {

@@ -108,7 +108,8 @@ TEST(TuneKey, FormatParseRoundTrip) {
   }
 }
 
-// sm_90a: tile 128 x {64, 128, 256} x 128 and split-K 1-4, what its rules accept.
+// sm_90a: tile 128 x {64, 128, 256} x 128 and split-K 1-4, and 256 x {64, 128, 256} x 128
+// unsplit (a cluster of two CTAs on the tile's halves), what its rules accept.
 TEST(TuneCandidates, Sm90HandComputed) {
   // Promoted rowwise: tile_n 256 has no room for the second accumulator set; K = 7168 is
   // 56 K tiles, so every split's shares hold a ring's stages.
@@ -116,12 +117,15 @@ TEST(TuneCandidates, Sm90HandComputed) {
   std::set<std::string> promoted = {
       "128x64x128 w0 s1 promoted",  "128x64x128 w0 s2 promoted",  "128x64x128 w0 s3 promoted",
       "128x64x128 w0 s4 promoted",  "128x128x128 w0 s1 promoted", "128x128x128 w0 s2 promoted",
-      "128x128x128 w0 s3 promoted", "128x128x128 w0 s4 promoted"};
+      "128x128x128 w0 s3 promoted", "128x128x128 w0 s4 promoted", "256x64x128 w0 s1 promoted",
+      "256x128x128 w0 s1 promoted"};
   EXPECT_EQ(Candidates(d, 0), promoted);
   // Where the caller allows fast accumulation: the fast kernels too, tile_n 256 among them.
   std::set<std::string> both = promoted;
-  for (const char* n : {"64", "128", "256"})
+  for (const char* n : {"64", "128", "256"}) {
     for (int s = 1; s <= 4; ++s) both.insert(std::string("128x") + n + "x128 w0 s" + std::to_string(s) + " fast");
+    both.insert(std::string("256x") + n + "x128 w0 s1 fast");
+  }
   EXPECT_EQ(Candidates(d, 1), both);
   // Blockwise is promoted by construction: allow_fast adds nothing.
   gg_op_desc blockwise = Desc(GG_TARGET_SM90A, GG_LAYOUT_SIZES, 4096, 7168, 8, GG_SCALING_BLOCKWISE);
@@ -132,7 +136,8 @@ TEST(TuneCandidates, DivisibilityFallsBackToAll) {
   // No tile_n divides N = 200: every valid candidate stays. K = 256 is 2 K tiles, too few
   // for any split's shares to hold a ring.
   gg_op_desc d = Desc(GG_TARGET_SM90A, GG_LAYOUT_SIZES, 200, 256, 2);
-  std::set<std::string> want = {"128x64x128 w0 s1 promoted", "128x128x128 w0 s1 promoted"};
+  std::set<std::string> want = {"128x64x128 w0 s1 promoted", "128x128x128 w0 s1 promoted",
+                                "256x64x128 w0 s1 promoted", "256x128x128 w0 s1 promoted"};
   EXPECT_EQ(Candidates(d, 0), want);
   // The host: N = 192 takes tile_n 64 only, K = 384 tile_k 128 only.
   gg_op_desc host = Desc(GG_TARGET_HOST, GG_LAYOUT_SIZES, 192, 384, 2);

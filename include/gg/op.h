@@ -324,7 +324,7 @@ gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
 // ---------------------------------------------------------------------------------------
 // sm_90a kernels: persistent CTAs of three warpgroups (a TMA producer and two wgmma
 // consumers), each walking tile_m x tile_n tiles of the launch's virtual grid (the grid
-// rules above); a ring of shared-memory stages of tile_m x 128 A bytes and tile_n x 128 B
+// rules above); a ring of shared-memory stages of 128 rows x 128 A bytes and tile_n x 128 B
 // bytes, and an epilogue buffer of its own. One rule for the compiler (the memory it
 // lays out) and the runtime (the dynamic shared memory and the CTAs it launches with).
 #define GG_SM90_THREADS 384
@@ -334,13 +334,25 @@ gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
 // The epilogue stages a consumer warpgroup's 64 rows this many columns at a time.
 #define GG_SM90_EPILOGUE_COLS 64
 int gg_sm90_stages(const gg_op_desc* desc);
+// A CTA computes GG_SM90_CTA_ROWS rows of a tile (two consumer warpgroups of 64). A tile of
+// 256 rows is a cluster of two CTAs (consecutive block ids) on its two halves: they share
+// the tile's columns of B, so each loads half of B's rows a stage and the TMA multicasts
+// them into both CTAs' shared memory (half the B traffic from L2 per CTA); each loads its
+// own rows of A. gg_sm90_cluster_m is tile_m / GG_SM90_CTA_ROWS (1 or 2).
+#define GG_SM90_CTA_ROWS 128
+int gg_sm90_cluster_m(const gg_op_desc* desc);
+// The CTAs of a launch's cluster: split_k x gg_sm90_cluster_m (1: no cluster).
+int gg_sm90_cluster_ctas(const gg_op_desc* desc);
+// B reaches a stage in boxes of this many rows: tile_n / gg_sm90_cluster_m (each CTA of a
+// 256-row tile's cluster loads one half and multicasts it).
+int gg_sm90_b_box_rows(const gg_op_desc* desc);
 // sm_90a kernels take their tensor maps by value before every other parameter, in this
-// order: A in boxes of gg_sm90_a_box_rows rows, B in boxes of tile_n rows, and A again in
+// order: A in boxes of gg_sm90_a_box_rows rows, B in boxes of gg_sm90_b_box_rows rows, and A again in
 // boxes of GG_SM90_A_FEW_ROWS rows.
 #define GG_SM90_TENSOR_MAPS 3
 #define GG_SM90_A_FEW_ROWS 32
 // A reaches a stage in boxes of this many rows (A's first tensor map), as many as hold the
-// tile's rows: GG_SM90_A_FEW_ROWS at tile_n 256, tile_m otherwise (on the H200 a 128x128
+// tile's rows: GG_SM90_A_FEW_ROWS at tile_n 256, GG_SM90_CTA_ROWS otherwise (on the H200 a 128x128
 // stage of four A boxes ran large M 20 % slower, docs/performance.md). A tile whose rows
 // fit in fewer boxes of GG_SM90_A_FEW_ROWS rows loads those from the third map instead (a
 // decode tile of 2 rows moves 32 rows of A, not 128). The compiler and the runtime both
@@ -358,9 +370,9 @@ int64_t gg_sm90_epilogue_offset(const gg_op_desc* desc);
 // The most CTAs of a split-K cluster (the cluster's size: portable up to 8; 4 keeps each
 // share of K at least a ring's worth of K tiles at decode shapes).
 #define GG_SM90_MAX_SPLIT_K 4
-// The CTAs a launch of m rows takes: one per tile of the virtual grid and share of its K
-// (split_k of them), at most `resident` (the SMs, or the clusters the device holds at once
-// times their size) rounded down to a whole number of clusters.
+// The CTAs a launch of m rows takes: gg_sm90_cluster_ctas per tile of the virtual grid,
+// at most `resident` (the SMs, or the clusters the device holds at once times their size)
+// rounded down to a whole number of clusters.
 int64_t gg_sm90_launch_ctas(const gg_op_desc* desc, int64_t m, int resident);
 // split_k, or 1 when none is asked.
 int gg_sm90_split_k(const gg_op_desc* desc);

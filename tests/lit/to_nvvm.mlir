@@ -6,6 +6,8 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=WIDE
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
+// RUN: %gg compile --op stacked --groups 1,300 --N 512 --K 512 --target sm_90a --accum fast --tile 256x256x128 --emit target | FileCheck %s --check-prefix=CLUSTER
+// RUN: not %gg compile --op stacked --groups 1,300 --N 512 --K 1024 --target sm_90a --tile 256x128x128 --split-k 2 2>&1 | FileCheck %s --check-prefix=CLUSTERSPLIT
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --split-k 2 2>&1 | FileCheck %s --check-prefix=SPLITSHORT
 // RUN: not %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --split-k 2 2>&1 | FileCheck %s --check-prefix=SPLITKOFF
 // RUN: %gg compile --op mm --ranks 2d2d --groups 1,143 --M 200 --N 256 --target sm_90a --emit target | FileCheck %s --check-prefix=KMASK
@@ -253,3 +255,29 @@
 // WIDE: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[BOXES]] step
 // WIDE: nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<32x128xf8E4M3FN, 3>, swizzle = swizzle_128b
 // WIDE: nvgpu.tma.async.load %{{.*}} : <tensor = memref<256x128xf8E4M3FN, 3>
+
+// A 256-row tile: a cluster of two CTAs on its halves. Empty barriers take the peer's 8
+// consumer warps too; the peers' barriers are set up before either CTA goes on; the walk
+// is over clusters; each CTA is rank block % 2 and loads its half of B's 256 rows (a
+// 128-row box), multicast to both (mask 3); releases reach the peer through mapa; no CTA
+// leaves before its peer is done.
+// CLUSTER: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CLUSTER: nvgpu.mbarrier.init %{{.*}}[%c4], %c16{{[_0-9]*}}
+// CLUSTER: nvvm.fence.mbarrier.init
+// CLUSTER: nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER: %[[BLOCK:.*]] = gpu.block_id x
+// CLUSTER: arith.divui %[[BLOCK]], %c2{{[_0-9]*}} : index
+// CLUSTER: %[[RANKBLOCK:.*]] = gpu.block_id x
+// CLUSTER: arith.remui %[[RANKBLOCK]], %c2{{[_0-9]*}} : index
+// CLUSTER: nvgpu.tma.async.load {{.*}} -> memref<32x128xf8E4M3FN
+// CLUSTER: nvgpu.tma.async.load {{.*}} multicast_mask = %c3_i16 : <tensor = memref<128x128xf8E4M3FN, 3>
+// CLUSTER: nvgpu.mbarrier.arrive
+// CLUSTER-NEXT: nvgpu.mbarrier.get
+// CLUSTER-NEXT: llvm.inttoptr
+// CLUSTER-NEXT: nvvm.mapa
+// CLUSTER-NEXT: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<7>
+// CLUSTER: nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER-NEXT: gpu.return
+// CLUSTERSPLIT: split-K clusters are 128-row tiles'
