@@ -326,9 +326,10 @@ static gg_status sm90_check(const gg_op_desc* d) {
   if ((d->tile.m != 128 && d->tile.m != 256) || d->tile.k != 128 ||
       (d->tile.n != 64 && d->tile.n != 128 && d->tile.n != 192 && d->tile.n != 256))
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                          "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (a CTA's two consumer "
-                          "warpgroups of 64 rows) or 256 (a cluster of two such CTAs sharing B), "
-                          "tile_k 128 (one 128-byte swizzle row), tile_n 64, 128, 192 or 256",
+                          "tile %dx%dx%d is not an sm_90a tile: tile_m is 128 (a CTA's two "
+                          "consumer warpgroups of 64 rows) or 256 (a cluster of two such CTAs "
+                          "sharing B), tile_k 128 (one 128-byte swizzle row), tile_n 64, 128, 192 "
+                          "or 256",
                           d->tile.m, d->tile.n, d->tile.k);
   if (d->tile.m == 256 && d->tile.split_k > 1)
     return gg_status_make(GG_STATUS_INVALID_ARGUMENT,

@@ -324,9 +324,10 @@ gg_status gg_amd_addressing_check(const gg_op_desc* desc, int64_t m);
 // ---------------------------------------------------------------------------------------
 // sm_90a kernels: persistent CTAs of three warpgroups (a TMA producer and two wgmma
 // consumers), each walking tile_m x tile_n tiles of the launch's virtual grid (the grid
-// rules above); a ring of shared-memory stages of 128 rows x 128 A bytes and tile_n x 128 B
-// bytes, and an epilogue buffer of its own. One rule for the compiler (the memory it
-// lays out) and the runtime (the dynamic shared memory and the CTAs it launches with).
+// rules above); a ring of shared-memory stages of GG_SM90_CTA_ROWS x 128 A bytes and
+// tile_n x 128 B bytes, and an epilogue buffer of its own. One rule for the compiler (the
+// memory it lays out) and the runtime (the dynamic shared memory and the CTAs it launches
+// with).
 #define GG_SM90_THREADS 384
 #define GG_SM90_SHARED_CAPACITY (227 * 1024)  // per block, opted in
 // The most groups an sm_90a kernel of a packed layout takes: their ends live in shared memory.
@@ -347,13 +348,13 @@ int gg_sm90_cluster_ctas(const gg_op_desc* desc);
 // 256-row tile's cluster loads one half and multicasts it).
 int gg_sm90_b_box_rows(const gg_op_desc* desc);
 // sm_90a kernels take their tensor maps by value before every other parameter, in this
-// order: A in boxes of gg_sm90_a_box_rows rows, B in boxes of gg_sm90_b_box_rows rows, and A again in
-// boxes of GG_SM90_A_FEW_ROWS rows.
+// order: A in boxes of gg_sm90_a_box_rows rows, B in boxes of gg_sm90_b_box_rows rows,
+// and A again in boxes of GG_SM90_A_FEW_ROWS rows.
 #define GG_SM90_TENSOR_MAPS 3
 #define GG_SM90_A_FEW_ROWS 32
 // A reaches a stage in boxes of this many rows (A's first tensor map), as many as hold the
-// tile's rows: GG_SM90_A_FEW_ROWS at tile_n 256, GG_SM90_CTA_ROWS otherwise (on the H200 a 128x128
-// stage of four A boxes ran large M 20 % slower, docs/performance.md). A tile whose rows
+// tile's rows: GG_SM90_A_FEW_ROWS at tile_n 256, GG_SM90_CTA_ROWS otherwise (on the H200
+// a 128x128 stage of four A boxes ran large M 20 % slower, docs/performance.md). A tile whose rows
 // fit in fewer boxes of GG_SM90_A_FEW_ROWS rows loads those from the third map instead (a
 // decode tile of 2 rows moves 32 rows of A, not 128). The compiler and the runtime both
 // take it from here.
