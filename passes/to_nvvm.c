@@ -333,8 +333,8 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, const char* in, const c
 // barrier too (%mpeer, through distributed shared memory): the peer's producer multicasts
 // its half of B into this CTA's stage, so it waits for both CTAs' consumers. The remote
 // arrival releases at CTA scope, as the local one does (the wgmma that read the stage has
-// completed): at cluster scope it also waited for the warp's earlier global stores, and
-// on the H200 the kernels ran at 0.58-0.73 of the 128-row ones (docs/performance.md).
+// completed): released at cluster scope (which also orders the warp's earlier global
+// stores) the kernels ran at 0.58-0.73 of the 128-row ones on the H200 (docs/performance.md).
 static void emit_release(gg_text* t, const nvvm_kernel* k, const char* when, const char* stage) {
   line(t, "      scf.if %s {", when);
   line(t, "        %%rel = arith.addi %s, %%cS : index", stage);
