@@ -718,14 +718,14 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
   line(t, "      %%bo = arith.addi %%ao, %%cAB : index");
   // A 256-row tile's cluster: this CTA's half of B's rows, multicast into both CTAs.
   int b_rows = gg_sm90_b_box_rows(&k->desc);
-  if (k->cluster_m > 1) line(t, "      %%bo_h = arith.addi %%bo, %%mrank_b_bytes : index");
+  bool cluster = k->cluster_m > 1;
+  if (cluster) line(t, "      %%bo_h = arith.addi %%bo, %%mrank_b_bytes : index");
   line(t, "      %%bslot = memref.view %%dyn[%s][] : memref<%lldxi8, " WORKGROUP "> to memref<%dx128xf8E4M3FN, " WORKGROUP ">",
-       k->cluster_m > 1 ? "%bo_h" : "%bo", k->smem, b_rows);
+       cluster ? "%bo_h" : "%bo", k->smem, b_rows);
   line(t, "      nvgpu.mbarrier.arrive.expect_tx %%bar[%%s], %%tx : !bar");
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
   emit_a_boxes(t, k, map, type, rows);
-  bool cluster = k->cluster_m > 1;
   line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %s], %%bar[%%s] to %%bslot%s : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">",
        cluster ? "%b_row_h" : "%b_row0", cluster ? " multicast_mask = %mcast" : "", b_rows);
   line(t, "    }");
