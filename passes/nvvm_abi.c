@@ -3,7 +3,8 @@
 // kernel parameters that are grid constants, so a launch passes each CUtensorMap by value
 // and the TMA reads it through the parameter's generic address. gpu.func cannot say so
 // itself: the NVVM dialect accepts nvvm.grid_constant on llvm.func kernels only, and
-// convert-gpu-to-nvvm drops llvm.byval.
+// convert-gpu-to-nvvm drops llvm.byval. It also hands loop annotations on to the branches
+// that translation reads them from (forward_loop_annotation).
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,9 +42,20 @@ static bool set_tensor_map_args(MlirOperation func) {
   return true;
 }
 
+// A loop's annotation (gg-to-nvvm's "not unrolled") reaches its back edge as a discardable
+// llvm.loop_annotation attribute (scf-to-cf forwards it so), which translation to LLVM IR
+// ignores: it reads the branch's own loop_annotation.
+static void forward_loop_annotation(MlirOperation branch) {
+  MlirAttribute annotation = mlirOperationGetDiscardableAttributeByName(branch, gg_str("llvm.loop_annotation"));
+  if (mlirAttributeIsNull(annotation)) return;
+  mlirOperationSetInherentAttributeByName(branch, gg_str("loop_annotation"), annotation);
+  mlirOperationRemoveDiscardableAttributeByName(branch, gg_str("llvm.loop_annotation"));
+}
+
 static MlirWalkResult visit(MlirOperation op, void* user_data) {
   bool* ok = user_data;
   if (gg_op_is(op, "llvm.func") && !set_tensor_map_args(op)) *ok = false;
+  if (gg_op_is(op, "llvm.br") || gg_op_is(op, "llvm.cond_br")) forward_loop_annotation(op);
   return MlirWalkResultAdvance;
 }
 

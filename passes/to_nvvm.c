@@ -457,6 +457,58 @@ static void emit_thread_row(gg_text* t, const char* indent, const char* s, const
   line(t, "%s%%%s = arith.addi %%rA%s, %%g%s : index", indent, row, s, s);
 }
 
+// Rowwise scaling: the first warp of each consumer warpgroup prefetches into L1 the cache
+// lines of the tile's column scales (lane l < tile_n / 32: columns [32 l, 32 l + 32)) and
+// of its 64 rows' row scales (lanes 16 and 17) that hold the group's columns and rows,
+// before the K loop: the epilogue loads them once the K loop is done, and from L2 each
+// load's latency stood between the last wgmma and the stores (ncu on the H200: 10.6 % of
+// the stall samples at N 8192 K 1024, docs/performance.md, "Short K at large M").
+static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa, MlirValue e_sb) {
+  const MlirValue scales[2] = {e_sa, e_sb};
+  const char* names[2] = {"e_sa", "e_sb"};
+  line(t, "    %%pf_warp = arith.divui %%t128, %%c32 : index");
+  line(t, "    %%pf_first = arith.cmpi eq, %%pf_warp, %%c0 : index");
+  line(t, "    %%pf_c4i = arith.constant 4 : index");
+  for (int v = 0; v < 2; ++v) {
+    gg_text type;
+    gg_text_init(&type);
+    gg_text_type(&type, mlirValueGetType(scales[v]));
+    // The element of this lane's line: a row scale 32 rows on per lane from 16, a column
+    // scale 32 columns on per lane from 0; within the group's rows or columns.
+    if (v == 0) {
+      line(t, "    %%pf_l0 = arith.subi %%lane, %%c16 : index");
+      line(t, "    %%pf_w0 = arith.muli %%cw, %%c64 : index");
+      line(t, "    %%pf_lin0 = arith.cmpi ult, %%pf_l0, %%c2 : index");
+      line(t, "    %%pf_r0 = arith.muli %%pf_l0, %%c32 : index");
+      line(t, "    %%pf_at0 = arith.addi %%pf_w0, %%pf_r0 : index");
+      line(t, "    %%pf_in0b = arith.cmpi slt, %%pf_at0, %%row_limit : index");
+      line(t, "    %%pf_i0 = arith.addi %%e_sa_row, %%pf_at0 : index");
+    } else {
+      line(t, "    %%pf_n1 = arith.constant %d : index", k->tn / 32);
+      line(t, "    %%pf_lin1 = arith.cmpi ult, %%lane, %%pf_n1 : index");
+      line(t, "    %%pf_at1 = arith.muli %%lane, %%c32 : index");
+      line(t, "    %%pf_in1b = arith.cmpi slt, %%pf_at1, %%col_limit : index");
+      line(t, "    %%pf_i1a = arith.addi %%e_sb_base, %%e_sb_col : index");
+      line(t, "    %%pf_i1 = arith.addi %%pf_i1a, %%pf_at1 : index");
+    }
+    line(t, "    %%pf_in%da = arith.andi %%pf_first, %%pf_lin%d : i1", v, v);
+    line(t, "    %%pf_on%d = arith.andi %%pf_in%da, %%pf_in%db : i1", v, v, v);
+    line(t, "    scf.if %%pf_on%d {", v);
+    line(t, "      %%pf_base%d = memref.extract_aligned_pointer_as_index %%%s : %s -> index", v, names[v],
+         gg_text_str(&type));
+    line(t, "      %%pf_buf%d, %%pf_off%d, %%pf_size%d, %%pf_stride%d = memref.extract_strided_metadata %%%s : %s -> memref<f32>, index, index, index",
+         v, v, v, v, names[v], gg_text_str(&type));
+    line(t, "      %%pf_e%d = arith.addi %%pf_i%d, %%pf_off%d : index", v, v, v);
+    line(t, "      %%pf_b%d = arith.muli %%pf_e%d, %%pf_c4i : index", v, v);
+    line(t, "      %%pf_a%d = arith.addi %%pf_base%d, %%pf_b%d : index", v, v, v);
+    line(t, "      %%pf_a%d_i = arith.index_cast %%pf_a%d : index to i64", v, v);
+    line(t, "      %%pf_p%d = llvm.inttoptr %%pf_a%d_i : i64 to !llvm.ptr<1>", v, v);
+    line(t, "      nvvm.prefetch level = L1, %%pf_p%d : !llvm.ptr<1>", v);
+    line(t, "    }");
+    gg_text_free(&type);
+  }
+}
+
 // The epilogue. Staged (the kernel has its shared memory and the output's rows are
 // contiguous): each consumer warpgroup writes its results, EPILOGUE_COLS columns at a
 // time, into its 64 rows of the epilogue buffer as bf16 pairs (rows padded by 16 bytes, so
@@ -728,7 +780,9 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
   emit_a_boxes(t, k, map, type, rows);
   line(t, "      nvgpu.tma.async.load %%tmB[%%k0, %s], %%bar[%%s] to %%bslot%s : !tmB, !bar -> memref<%dx128xf8E4M3FN, " WORKGROUP ">",
        cluster ? "%b_row_h" : "%b_row0", cluster ? " multicast_mask = %mcast" : "", b_rows);
-  line(t, "    }");
+  // Not unrolled: at a static K of 8 K tiles or fewer LLVM unrolled it whole, and the
+  // producer's 40 registers spilled (ptxas: 44 bytes at K 1024, 128-column tiles).
+  line(t, "    } {llvm.loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>}");
 }
 
 // The producer's share of a tile: thread 0 issues its A and B loads.
@@ -980,6 +1034,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     for (int s = 0; s < 4; ++s) line(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
     line(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
     line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
+    if (!k->blockwise) emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
     // The second warpgroup's rows start at 64: a tile of fewer rows leaves it none.
     line(t, "    %%cw_row0 = arith.muli %%cw, %%c64 : index");
     line(t, "    %%busy = arith.cmpi slt, %%cw_row0, %%row_limit : index");

@@ -136,6 +136,19 @@ TEST(Sm90a, ClusterTilesMulticastBAndReleaseStagesToThePeer) {
   EXPECT_EQ(gg_sm90_b_box_rows(&d), 128);
 }
 
+// A static K of 8 K tiles or fewer: LLVM unrolled the producer's K loop whole, and its 40
+// registers spilled (44 bytes at K 1024); the loop carries "no unroll" to LLVM.
+TEST(Sm90a, ShortStaticKAssemblesWithoutSpills) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  for (int64_t k : {896, 1024})
+    for (gg_accum accum : {GG_ACCUM_PROMOTED, GG_ACCUM_FAST}) {
+      SCOPED_TRACE("K " + std::to_string(k) + " " + gg_accum_name(accum));
+      gg_op_desc d = gg_test::ChipDesc(GG_LAYOUT_SIZES, GG_TARGET_SM90A, 512, k, 3);
+      d.accum = accum;
+      ExpectAssembles(d, "wgmma.mma_async.sync.aligned.m64n128k32");
+    }
+}
+
 std::vector<Shape> AllShapes() {
   std::vector<Shape> shapes;
   for (int layout = 0; layout < GG_LAYOUT_COUNT; ++layout) {
