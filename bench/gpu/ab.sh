@@ -1,26 +1,35 @@
 #!/bin/sh
-# Two staged builds of gg against each other and against torch, on the GPU machine, in one
-# run: bench.py over the same cases for each build in turn, A B A B ... (ROUNDS rounds,
+# Staged builds of gg against each other and against torch, on the GPU machine, in one run:
+# bench.py over the same cases for each build in turn, A B [C ...] A B [C ...] (ROUNDS rounds,
 # default 2; one process each, so each loads its own libgg_runtime.so and bundle), then
-# ab_report.py's table: per case, each side's median time over the rounds and B's speedup.
+# ab_report.py's table for each build after the first: per case, each side's median time
+# over the rounds and its speedup over A.
 #
-#   sh bench/gpu/ab.sh OUT A_DIR B_DIR [bench.py arguments...]
+#   sh bench/gpu/ab.sh OUT A_DIR B_DIR [C_DIR ...] [bench.py arguments...]
 #
-# A_DIR and B_DIR are what bench/gpu/stage.sh staged (e.g. main's build and a change's).
-# The raw JSON of every run goes to OUT (OUT/a-1.json, OUT/b-1.json, ...).
+# The build folders are what bench/gpu/stage.sh staged (e.g. main's build and one or more
+# changes'); the first argument that starts with '-' begins bench.py's. The raw JSON of
+# every run goes to OUT (OUT/a-1.json, OUT/b-1.json, OUT/c-1.json, ...).
 set -u
 O=$1
-A=$2
-B=$3
-shift 3
+shift
+builds=""
+while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
+  builds="$builds $1"
+  shift
+done
+[ "$(echo $builds | wc -w)" -ge 2 ] || { echo "ab.sh: give at least two staged builds" >&2; exit 2; }
+[ "$(echo $builds | wc -w)" -le 6 ] || { echo "ab.sh: at most six staged builds" >&2; exit 2; }
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 mkdir -p "$O"
 here=$(dirname "$0")
 failed=0
 r=1
 while [ "$r" -le "${ROUNDS:-2}" ]; do
-  for side in a b; do
-    if [ $side = a ]; then d=$A; else d=$B; fi
+  sides="a b c d e f"
+  for d in $builds; do
+    side=${sides%% *}
+    sides=${sides#* }
     python3 "$d/bench.py" "$d" --out "$O/$side-$r.json" "$@" >"$O/$side-$r.log" 2>&1 || failed=1
     echo "round $r $side ($d): $(tail -n 1 "$O/$side-$r.log")"
   done

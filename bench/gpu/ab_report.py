@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The table of an A/B run (bench/gpu/ab.sh): for every case and configuration, the median
-time over the rounds of build A, build B and torch in the same mode, B's speedup over A and
-each build's ratio to torch; a case where either build failed its check is marked FAIL.
+"""The tables of an A/B run (bench/gpu/ab.sh), one for each build after A (B, C, ...): for
+every case and configuration, the median time over the rounds of build A, that build and
+torch in the same mode, its speedup over A and each build's ratio to torch; a case where
+either build failed its check is marked FAIL.
 
-    python3 bench/gpu/ab_report.py OUT      (OUT/a-N.json and OUT/b-N.json)"""
+    python3 bench/gpu/ab_report.py OUT      (OUT/a-N.json, OUT/b-N.json, OUT/c-N.json ...)"""
 import glob
 import json
 import os
@@ -43,13 +44,14 @@ def medians(runs):
     return out
 
 
-def main():
-    folder = sys.argv[1]
-    a, b = medians(load(folder, "a")), medians(load(folder, "b"))
+def report(a, b, side):
+    """The table of build `side` against A; returns how many of its rows failed a check, or
+    -1 when there were none to compare."""
+    x = side.upper()
     configs = sorted({f for cell in list(a.values()) + list(b.values())
                       for f in cell["times"] if f.startswith("gg_")})
     head = (f"{'model':17} {'N':>5} {'K':>5} {'split':5} {'M':>6} {'config':13} | "
-            f"{'A us':>8} {'B us':>8} {'torch us':>8} | {'B/A':>5} {'A/t':>5} {'B/t':>5}")
+            f"{'A us':>8} {x + ' us':>8} {'torch us':>8} | {x + '/A':>5} {'A/t':>5} {x + '/t':>5}")
     lines = [head, "-" * len(head)]
     speedups, bad = [], 0
     for k in sorted(set(a) & set(b), key=lambda k: (k[0], k[2], k[3], k[6], k[5])):
@@ -63,15 +65,35 @@ def main():
             bad += failed
             speedups.append(ta / tb)
             t = f"{torch_t * 1e3:8.1f}" if torch_t else f"{'-':>8}"
-            rt = (lambda x: f"{torch_t / x:5.2f}") if torch_t else (lambda x: f"{'-':>5}")
+            rt = (lambda v: f"{torch_t / v:5.2f}") if torch_t else (lambda v: f"{'-':>5}")
             lines.append(f"{k[0][:17]:17} {k[2]:5} {k[3]:5} {k[5]:5} {k[6]:6} {config[3:]:13} | "
                          f"{ta * 1e3:8.1f} {tb * 1e3:8.1f} {t} | {ta / tb:5.2f} {rt(ta)} {rt(tb)}"
                          f"{' FAIL' if failed else ''}")
     print("\n".join(lines))
-    if speedups:
-        print(f"{len(speedups)} rows: B/A median {statistics.median(speedups):.3f}, "
-              f"min {min(speedups):.3f}, max {max(speedups):.3f}; {bad} failed a check")
-    return 1 if bad or not speedups else 0
+    if not speedups:
+        print(f"build {x}: no rows in common with A")
+        return -1
+    print(f"{len(speedups)} rows: {x}/A median {statistics.median(speedups):.3f}, "
+          f"min {min(speedups):.3f}, max {max(speedups):.3f}; {bad} failed a check")
+    return bad
+
+
+def main():
+    folder = sys.argv[1]
+    a = medians(load(folder, "a"))
+    status = 0
+    for side in "bcdef":
+        runs = load(folder, side)
+        if not runs:
+            break
+        if side != "b":
+            print()
+        bad = report(a, medians(runs), side)
+        status |= bad != 0
+    if status == 0 and not load(folder, "b"):
+        print("no build B in " + folder)
+        status = 1
+    return status
 
 
 if __name__ == "__main__":
