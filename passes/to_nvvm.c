@@ -468,7 +468,6 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
   const char* names[2] = {"e_sa", "e_sb"};
   line(t, "    %%pf_warp = arith.divui %%t128, %%c32 : index");
   line(t, "    %%pf_first = arith.cmpi eq, %%pf_warp, %%c0 : index");
-  line(t, "    %%pf_c4i = arith.constant 4 : index");
   for (int v = 0; v < 2; ++v) {
     gg_text type;
     gg_text_init(&type);
@@ -499,7 +498,7 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
     line(t, "      %%pf_buf%d, %%pf_off%d, %%pf_size%d, %%pf_stride%d = memref.extract_strided_metadata %%%s : %s -> memref<f32>, index, index, index",
          v, v, v, v, names[v], gg_text_str(&type));
     line(t, "      %%pf_e%d = arith.addi %%pf_i%d, %%pf_off%d : index", v, v, v);
-    line(t, "      %%pf_b%d = arith.muli %%pf_e%d, %%pf_c4i : index", v, v);
+    line(t, "      %%pf_b%d = arith.muli %%pf_e%d, %%c4 : index", v, v);
     line(t, "      %%pf_a%d = arith.addi %%pf_base%d, %%pf_b%d : index", v, v, v);
     line(t, "      %%pf_a%d_i = arith.index_cast %%pf_a%d : index to i64", v, v);
     line(t, "      %%pf_p%d = llvm.inttoptr %%pf_a%d_i : i64 to !llvm.ptr<1>", v, v);
