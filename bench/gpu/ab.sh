@@ -18,8 +18,9 @@ while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
   builds="$builds $1"
   shift
 done
-[ "$(echo $builds | wc -w)" -ge 2 ] || { echo "ab.sh: give at least two staged builds" >&2; exit 2; }
-[ "$(echo $builds | wc -w)" -le 6 ] || { echo "ab.sh: at most six staged builds" >&2; exit 2; }
+count=$(echo $builds | wc -w)
+[ "$count" -ge 2 ] || { echo "ab.sh: give at least two staged builds" >&2; exit 2; }
+[ "$count" -le 6 ] || { echo "ab.sh: at most six staged builds" >&2; exit 2; }
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 mkdir -p "$O"
 here=$(dirname "$0")

@@ -81,18 +81,18 @@ def report(a, b, side):
 def main():
     folder = sys.argv[1]
     a = medians(load(folder, "a"))
-    status = 0
+    status, reported = 0, 0
     for side in "bcdef":
         runs = load(folder, side)
         if not runs:
             break
-        if side != "b":
+        if reported:
             print()
-        bad = report(a, medians(runs), side)
-        status |= bad != 0
-    if status == 0 and not load(folder, "b"):
+        status |= report(a, medians(runs), side) != 0
+        reported += 1
+    if not reported:
         print("no build B in " + folder)
-        status = 1
+        return 1
     return status
 
 
