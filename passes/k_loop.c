@@ -16,7 +16,10 @@
 // the parity stays a compile-time fact inside the body: the loop covers the pairs whose
 // successor tile exists (prefetching it), and the one or two tiles left are peeled. With
 // gg.prefetch = 2 the loads run two tiles ahead instead (emit_ahead), so that a tile can be
-// staged while the previous one computes. A loop of one LDS buffer whose preshuffled B
+// staged while the previous one computes. Three buffers (gg.lds_buffers = 3, gfx950's LDS
+// DMA) take gg.prefetch = 2: tile t's loads and mma are tagged with buffer t % 3, the
+// rolled loop steps by threes, and each mma says whether the next tile's loads were issued
+// before it (gg.next_loaded), which is what its wait for its own loads may leave in flight. A loop of one LDS buffer whose preshuffled B
 // goes straight into registers steps by pairs too (untagged), while its accumulator is at
 // most 256x128: each tile's B then lands in registers no longer read, with no back-edge
 // copies.
@@ -69,7 +72,8 @@ typedef struct k_loop {
   int load_count;        // mma operands other than the accumulator
   MlirValue loads[4];    // in mma operand order, excluding acc (operand 2)
   int load_positions[4];
-  bool pingpong;         // the mmas alternate between two LDS buffers (gg.lds_buffers = 2)
+  bool pingpong;         // the mmas rotate through LDS buffers (gg.lds_buffers = 2 or 3)
+  int buffers;           // how many (1 without pingpong)
   // One LDS buffer, but preshuffled B loaded straight into registers: the rolled loop steps
   // by pairs of tiles all the same, so that each tile's B lands in the registers the tile
   // before last read and nothing is copied at the back edge (gfx942 blockwise 256x128: 8
@@ -118,15 +122,17 @@ static bool analyze(MlirOperation loop, k_loop* k) {
   int64_t buffers = k->pingpong ? 2 : 1, prefetch = 1;
   gg_attr_int(loop, "gg.lds_buffers", &buffers);
   gg_attr_int(loop, "gg.prefetch", &prefetch);
-  if ((buffers != 1 && buffers != 2) || (prefetch != 1 && prefetch != 2) ||
-      (prefetch == 2 && buffers != 2)) {
-    gg_emit_error(loop, "gg-k-loop: gg.lds_buffers must be 1 or 2 and gg.prefetch 1 or 2 (2 only "
-                        "with two buffers), not %lld and %lld", (long long)buffers, (long long)prefetch);
+  if (buffers < 1 || buffers > 3 || (prefetch != 1 && prefetch != 2) ||
+      (prefetch == 2 && buffers == 1) || (buffers == 3 && prefetch != 2)) {
+    gg_emit_error(loop, "gg-k-loop: gg.lds_buffers must be 1, 2 or 3 and gg.prefetch 1 or 2 (2 only "
+                        "with two or three buffers, and always with three), not %lld and %lld",
+                  (long long)buffers, (long long)prefetch);
     return false;
   }
   int64_t accs = accumulator_elements(k->init);
   k->pairs = k->pairs && buffers == 1 && accs > 0 && accs <= GG_PAIRED_ACC_ELEMENTS;
-  k->pingpong = buffers == 2;
+  k->pingpong = buffers >= 2;
+  k->buffers = (int)buffers;
   k->prefetch = (int)prefetch;
   if (mmas != 1) {
     gg_emit_error(loop, "gg-k-loop: a K loop holds exactly one mma, found %d", mmas);
@@ -150,36 +156,48 @@ static bool analyze(MlirOperation loop, k_loop* k) {
   return true;
 }
 
+static void tag_lds_buffer(const k_loop* k, MlirOperation op, int64_t tile) {
+  if (!k->pingpong) return;
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetDiscardableAttributeByName(op, gg_str("gg.lds_buffer"),
+                                             mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), tile % k->buffers));
+}
+
 // Clones the load group (every body op but the mma and the yield) before `before` with
-// the induction variable bound to k; returns the loaded values in `out`.
-static void emit_loads(const k_loop* k, MlirValue at_k, MlirOperation before, MlirValue* out) {
+// the induction variable bound to k; returns the loaded values in `out`. With ping-pong
+// the tile and scale loads are tagged with the LDS buffer of tile number `tile` (a
+// lowering that loads straight into LDS writes there, and tells the loads of one tile
+// from another's by it).
+static void emit_loads(const k_loop* k, MlirValue at_k, int64_t tile, MlirOperation before,
+                       MlirValue* out) {
   gg_value_map map = {0};
   gg_value_map_set(&map, k->iv, at_k);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(k->loop, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (mlirOperationEqual(op, k->mma) || gg_op_is(op, "scf.yield")) continue;
-    gg_clone_before(op, before, &map);
+    MlirOperation clone = gg_clone_before(op, before, &map);
+    if (gg_op_is(clone, GG_OP_LOAD_TILE) || gg_op_is(clone, GG_OP_LOAD_SCALES))
+      tag_lds_buffer(k, clone, tile);
   }
   for (int i = 0; i < k->load_count; ++i) out[i] = gg_value_map_get(&map, k->loads[i]);
   gg_value_map_free(&map);
 }
 
 // Clones the mma before `before` on the given tiles and accumulator; returns its result.
-// With ping-pong the clone is tagged with the LDS buffer of tile number `tile`.
+// With ping-pong the clone is tagged with the LDS buffer of tile number `tile`, and with
+// three buffers with whether the next tile's loads precede it (`next_loaded`).
 static MlirValue emit_mma(const k_loop* k, const MlirValue* tiles, MlirValue acc, int64_t tile,
-                          MlirOperation before) {
+                          bool next_loaded, MlirOperation before) {
   gg_value_map map = {0};
   for (int i = 0; i < k->load_count; ++i) gg_value_map_set(&map, k->loads[i], tiles[i]);
   gg_value_map_set(&map, k->acc_arg, acc);
   MlirOperation clone = gg_clone_before(k->mma, before, &map);
   gg_value_map_free(&map);
-  if (k->pingpong) {
-    MlirContext ctx = mlirOperationGetContext(clone);
+  tag_lds_buffer(k, clone, tile);
+  if (k->buffers == 3)
     mlirOperationSetDiscardableAttributeByName(
-        clone, gg_str("gg.lds_buffer"),
-        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), tile % 2));
-  }
+        clone, gg_str("gg.next_loaded"), mlirBoolAttrGet(mlirOperationGetContext(clone), next_loaded));
   return mlirOperationGetResult(clone, 0);
 }
 
@@ -279,8 +297,9 @@ static bool emit_prefetch_loop(const k_loop* k, MlirValue lb, MlirValue init, Ml
     if (!index_add(yield, at, k->step, &at)) return false;  // the first load is depth tiles ahead
   for (int j = 0; j < tiles; ++j) {
     MlirValue next[4];
-    emit_loads(k, at, yield, next);
-    acc = emit_mma(k, window, acc, first_tile + j, yield);  // tiles is even: parity repeats
+    emit_loads(k, at, first_tile + j + depth, yield, next);
+    // tiles is a multiple of the buffers: each tile's buffer repeats every iteration.
+    acc = emit_mma(k, window, acc, first_tile + j, true, yield);
     memmove(window, window + k->load_count, (size_t)(carried - k->load_count) * sizeof *window);
     memcpy(window + carried - k->load_count, next, (size_t)k->load_count * sizeof *window);
     if (j + 1 < tiles && !index_add(yield, at, k->step, &at)) return false;
@@ -295,8 +314,8 @@ static bool emit_step(const k_loop* k, int64_t at, int64_t tile, MlirValue* acc,
                       MlirOperation before) {
   MlirValue kv, tiles[4];
   if (!index_constant(before, at, &kv)) return false;
-  emit_loads(k, kv, before, tiles);
-  *acc = emit_mma(k, tiles, *acc, tile, before);
+  emit_loads(k, kv, tile, before, tiles);
+  *acc = emit_mma(k, tiles, *acc, tile, false, before);
   return true;
 }
 
@@ -312,13 +331,13 @@ static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t 
   int64_t first = trips % 2 == 0 ? 1 : 0;  // tiles peeled in front
   int64_t pairs = (trips - 1 - first) / 2;
   if (!index_constant(k->loop, lb, &k0)) return false;
-  emit_loads(k, k0, k->loop, tiles);
+  emit_loads(k, k0, 0, k->loop, tiles);
   MlirValue loop_init = k->init;
   if (first) {
     MlirValue k1, next[4];
     if (!index_constant(k->loop, lb + step, &k1)) return false;
-    emit_loads(k, k1, k->loop, next);
-    loop_init = emit_mma(k, tiles, k->init, 0, k->loop);
+    emit_loads(k, k1, 1, k->loop, next);
+    loop_init = emit_mma(k, tiles, k->init, 0, true, k->loop);
     memcpy(tiles, next, sizeof tiles);
   }
   if (!index_constant(k->loop, lb + first * step, &loop_lb) ||
@@ -326,48 +345,50 @@ static bool emit_pair_rolled(const k_loop* k, int64_t lb, int64_t step, int64_t 
     return false;
   if (!emit_prefetch_loop(k, loop_lb, loop_init, loop_ub, 2, 1, first, tiles, k->loop, results))
     return false;
-  *acc = emit_mma(k, results + 1, results[0], trips - 1, k->loop);
+  *acc = emit_mma(k, results + 1, results[0], trips - 1, false, k->loop);
   return true;
 }
 
 // Two tiles ahead (gg.prefetch = 2, static trip count T): each tile's loads are issued
 // two tiles before it computes, so that gg-to-amdgpu can stage a tile into its LDS buffer
 // while the previous tile's MFMAs run and issue the loads of the tile after it into the
-// same registers: a load then has a whole tile's MFMAs to arrive. Order: loads of tiles 0
+// same registers (or, with three buffers, load it straight into the buffer of the tile
+// after next): a load then has a whole tile's MFMAs to arrive. Order: loads of tiles 0
 // and 1, then per tile t the loads of t + 2 and the mma of t. Tile 0 is peeled (its own
-// staging comes first); pairs of tiles roll while both loads of the pair are full tiles
-// (at most T - 2, so a K tail predicate lives only in a peeled load); the rest is peeled.
-// Unrolled, every tile is peeled in the same order.
+// staging comes first); groups of as many tiles as there are buffers roll while every
+// load of the group is a full tile (at most T - 2, so a K tail predicate lives only in a
+// peeled load); the rest is peeled. Unrolled, every tile is peeled in the same order.
 static bool emit_ahead(const k_loop* k, int64_t lb, int64_t step, int64_t trips, bool rolled,
                        MlirValue* acc) {
   MlirValue window[8], kv;  // the loaded tiles of t and t + 1
   int n = k->load_count;
   for (int64_t t = 0; t < 2 && t < trips; ++t) {
     if (!index_constant(k->loop, lb + t * step, &kv)) return false;
-    emit_loads(k, kv, k->loop, window + t * n);
+    emit_loads(k, kv, t, k->loop, window + t * n);
   }
-  // Pairs (j, j + 1) from j = 1 while j + 3 <= T - 2.
-  int64_t pairs = rolled && trips >= 6 ? (trips - 4) / 2 : 0;
+  // Groups (j .. j + g - 1) from j = 1 while j + g + 1 <= T - 2.
+  int g = k->buffers;
+  int64_t groups = rolled && trips >= 4 + g ? (trips - 4) / g : 0;
   int64_t t = 0;
   while (t < trips) {
-    if (t == 1 && pairs > 0) {
+    if (t == 1 && groups > 0) {
       MlirValue loop_lb, loop_ub, results[9];
       if (!index_constant(k->loop, lb + step, &loop_lb) ||
-          !index_constant(k->loop, lb + (1 + 2 * pairs) * step, &loop_ub) ||
-          !emit_prefetch_loop(k, loop_lb, *acc, loop_ub, 2, 2, 1, window, k->loop, results))
+          !index_constant(k->loop, lb + (1 + g * groups) * step, &loop_ub) ||
+          !emit_prefetch_loop(k, loop_lb, *acc, loop_ub, g, 2, 1, window, k->loop, results))
         return false;
       *acc = results[0];
       memcpy(window, results + 1, (size_t)(2 * n) * sizeof *window);
-      t += 2 * pairs;
+      t += g * groups;
       continue;
     }
     MlirValue next[4];
     bool load = t + 2 < trips;
     if (load) {
       if (!index_constant(k->loop, lb + (t + 2) * step, &kv)) return false;
-      emit_loads(k, kv, k->loop, next);
+      emit_loads(k, kv, t + 2, k->loop, next);
     }
-    *acc = emit_mma(k, window, *acc, t, k->loop);
+    *acc = emit_mma(k, window, *acc, t, t + 1 < trips, k->loop);
     memmove(window, window + n, (size_t)n * sizeof *window);
     if (load) memcpy(window + n, next, (size_t)n * sizeof *window);
     ++t;
@@ -408,14 +429,14 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
       MlirValue k0, loop_ub, tiles0[4], results[5], k_last, last[4];
       if (!index_constant(loop, lb, &k0) || !index_constant(loop, lb + (trips - 2) * step, &loop_ub))
         return false;
-      emit_loads(&k, k0, loop, tiles0);
+      emit_loads(&k, k0, 0, loop, tiles0);
       if (!emit_prefetch_loop(&k, k.lb, k.init, loop_ub, 1, 1, 0, tiles0, loop, results))
         return false;
       // Peeled: the last tile's loads first (they overlap the next-to-last compute).
       if (!index_constant(loop, lb + (trips - 1) * step, &k_last)) return false;
-      emit_loads(&k, k_last, loop, last);
-      acc = emit_mma(&k, results + 1, results[0], trips - 2, loop);
-      acc = emit_mma(&k, last, acc, trips - 1, loop);
+      emit_loads(&k, k_last, trips - 1, loop, last);
+      acc = emit_mma(&k, results + 1, results[0], trips - 2, true, loop);
+      acc = emit_mma(&k, last, acc, trips - 1, false, loop);
     }
   } else {
     if (k.pingpong) {
@@ -424,11 +445,11 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
       return false;
     }
     MlirValue tiles0[4], results[5], last_start;
-    emit_loads(&k, k.lb, loop, tiles0);
+    emit_loads(&k, k.lb, 0, loop, tiles0);
     if (!last_start_dynamic(&k, loop, &last_start)) return false;
     if (!emit_prefetch_loop(&k, k.lb, k.init, last_start, 1, 1, 0, tiles0, loop, results))
       return false;
-    acc = emit_mma(&k, results + 1, results[0], 0, loop);
+    acc = emit_mma(&k, results + 1, results[0], 0, false, loop);
   }
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, 0), acc);
   mlirOperationDestroy(loop);

@@ -228,12 +228,13 @@ static bool tile_op(MlirOperation op) {
                    tm, tk, f8, tn, tk, f8, tm, tn, tm, tn);
   }
   gg_text_printf(&t, "        scf.yield %%acc_n : vector<%dx%dxf32>\n", tm, tn);
-  // How gg-k-loop pipelines it: the LDS buffers its tiles alternate between, and how many
-  // tiles ahead the loads run (2 where each tile's staging overlaps the previous tile's
-  // MFMAs: AMD kernels in two buffers).
+  // How gg-k-loop pipelines it: the LDS buffers its tiles rotate through, and how many
+  // tiles ahead the loads run (2 on AMD with two buffers, where each tile's staging
+  // overlaps the previous tile's MFMAs, and with three, where LDS DMA fills the buffer of
+  // the tile after next).
   int lds_buffers = gg_amd_lds_buffers(&desc);
   int amd = desc.target == GG_TARGET_GFX942 || desc.target == GG_TARGET_GFX950;
-  int prefetch = amd && lds_buffers == 2 ? 2 : 1;
+  int prefetch = amd && lds_buffers >= 2 ? 2 : 1;
   gg_text_printf(&t,
                  "      } {gg.loop = \"%s\", gg.lds_buffers = %d : i64, gg.prefetch = %d : i64}\n",
                  gg_loop_form_name(desc.tile.loop), lds_buffers, prefetch);

@@ -91,10 +91,14 @@ typedef struct kernel_shape {
   bool scale_products;  // blockwise: products x_scale w_scale staged (gg_amd_scale_products)
   bool stage_ahead;  // plain B in two buffers: a tile is staged during the previous one
   bool staged_next;  // walk state: the mma just lowered staged the next tile
+  bool dma_carried;  // walk state (dma): the mma just lowered read the next tile's first fragments
   bool acc_in_agprs; // the accumulators live in AGPRs (amdgpu-agpr-alloc)
+  bool dma;          // A and B load straight into LDS, three allocations (gg_amd_lds_dma)
   gg_op_desc desc;
   MlirValue tid;     // gpu.thread_id x (index)
-  MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup>
+  MlirValue wave;    // with dma: the thread's wave, wave-uniform (gpu.subgroup_broadcast)
+  MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup> (with dma: buffer 0)
+  MlirValue lds_buffer[3];  // with dma: each buffer's allocation (the first is lds)
   char lds_type[96];
 } kernel_shape;
 
@@ -233,40 +237,71 @@ static void flat_type(char* buffer, size_t size, MlirType type) {
 // t is 16-byte chunk q = c 256 + t of the tile, row-major.
 
 static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op);
+static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a);
+
+// What both lowerings of a plain gg.load_tile read off it: its source, the tile's rows and
+// K, the source's row bytes (its K), the chunks a thread moves, the masks, the source's
+// flat and view types, and its FP8 element type (f8, which tile_load_free frees).
+typedef struct tile_load {
+  MlirValue src;
+  MlirType src_type;
+  long long rows, tk, row_bytes, chunks;
+  bool mask_rows, mask_k;
+  char flat[128], view[192];
+  gg_text f8;
+} tile_load;
+
+static void tile_load_read(MlirOperation op, tile_load* out) {
+  out->src = mlirOperationGetOperand(op, 0);
+  out->src_type = mlirValueGetType(out->src);
+  MlirType tile_type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  out->rows = mlirShapedTypeGetDimSize(tile_type, 0);
+  out->tk = mlirShapedTypeGetDimSize(tile_type, 1);
+  out->row_bytes = mlirShapedTypeGetDimSize(out->src_type, 1);
+  out->chunks = out->rows * out->tk / (16 * THREADS);
+  out->mask_rows = out->mask_k = true;
+  gg_attr_bool(op, "mask_rows", &out->mask_rows);
+  gg_attr_bool(op, "mask_k", &out->mask_k);
+  flat_type(out->flat, sizeof out->flat, out->src_type);
+  view_type(out->view, sizeof out->view, out->flat);
+  gg_text_init(&out->f8);
+  gg_text_type(&out->f8, mlirShapedTypeGetElementType(out->src_type));
+}
+
+static void tile_load_free(tile_load* load) { gg_text_free(&load->f8); }
+
+// Opens the template of a tile load: @load(%src, %row0, %row_limit, %k0, %k_lo, %k_hi,
+// %tid, then `more`) returning the thread's chunks, with %src_flat (emit_flat) and %rowb.
+static void emit_load_header(gg_text* t, const tile_load* load, const char* more) {
+  gg_text_printf(t, "func.func @load(%%src: ");
+  gg_text_type(t, load->src_type);
+  gg_text_printf(t,
+                 ", %%row0: index, %%row_limit: index, %%k0: index, %%k_lo: index, %%k_hi: index, "
+                 "%%tid: index%s) -> vector<%lldx4xi32> {\n",
+                 more, load->chunks);
+  emit_flat(t, "src", load->src_type);
+  emit_index(t, "rowb", load->row_bytes);
+}
 
 static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
   char operand[32] = "a";
   gg_attr_string(op, "operand", operand, sizeof operand);
   if (!strcmp(operand, "b_preshuffled")) return lower_load_preshuffled(l, op);
-  MlirValue src = mlirOperationGetOperand(op, 0);
-  MlirType src_type = mlirValueGetType(src);
-  MlirType tile_type = mlirValueGetType(mlirOperationGetResult(op, 0));
-  long long rows = mlirShapedTypeGetDimSize(tile_type, 0), tk = mlirShapedTypeGetDimSize(tile_type, 1);
-  long long row_bytes = mlirShapedTypeGetDimSize(src_type, 1);  // K
-  long long chunks = rows * tk / (16 * THREADS);
-  bool mask_rows = true, mask_k = true;
-  gg_attr_bool(op, "mask_rows", &mask_rows);
-  gg_attr_bool(op, "mask_k", &mask_k);
-  char flat[128], view[192];
-  flat_type(flat, sizeof flat, src_type);
-  view_type(view, sizeof view, flat);
-  gg_text f8;
-  gg_text_init(&f8);
-  gg_text_type(&f8, mlirShapedTypeGetElementType(src_type));
-  const char* f8s = gg_text_str(&f8);
+  if (k->dma) return lower_load_tile_dma(l, op, !strcmp(operand, "a"));
+  tile_load load;
+  tile_load_read(op, &load);
+  MlirValue src = load.src;
+  long long tk = load.tk, chunks = load.chunks;
+  bool mask_rows = load.mask_rows, mask_k = load.mask_k;
+  const char* flat = load.flat;
+  const char* view = load.view;
+  const char* f8s = gg_text_str(&load.f8);
 
   gg_text t;
   gg_text_init(&t);
-  gg_text_printf(&t, "func.func @load(%%src: ");
-  gg_text_type(&t, src_type);
-  gg_text_printf(&t,
-                 ", %%row0: index, %%row_limit: index, %%k0: index, %%k_lo: index, %%k_hi: index, "
-                 "%%tid: index) -> vector<%lldx4xi32> {\n",
-                 chunks);
-  emit_flat(&t, "src", src_type);
+  emit_load_header(&t, &load, "");
   emit_index(&t, "cpr", tk / 16);
-  emit_index(&t, "rowb", row_bytes);
   // The view starts at the tile's first row, so it and the lanes' offsets are the same
   // for every K step of a row of tiles (hoisted out of the K loop); the step's K offset is
   // the uniform buffer offset (soffset).
@@ -340,7 +375,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   args[6] = k->tid;
   gg_tile_replace(l, op, &t, args, 7);
   gg_text_free(&t);
-  gg_text_free(&f8);
+  tile_load_free(&load);
   return l->ok;
 }
 
@@ -450,7 +485,7 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
 // block j into %<which>_<blocks>: element `index` of block j's slice (%s<a|b>b_j) where
 // %<which>ok_j holds, else the out-of-range index, which reads 0.
 static void emit_scale_loads(gg_text* t, const char* which, const char* index, const char* view,
-                             long long blocks) {
+                             long long blocks, const char* tag) {
   const char* v = which[0] == 'x' ? "a" : "b";
   for (long long j = 0; j < blocks; ++j) {
     char jt[48];
@@ -459,11 +494,11 @@ static void emit_scale_loads(gg_text* t, const char* which, const char* index, c
                 "  %%%sia@ = arith.addi %%s%sb@, %s : index\n"
                 "  %%%sib@ = arith.index_cast %%%sia@ : index to i32\n"
                 "  %%%si@ = arith.select %%%sok@, %%%sib@, %%oob : i32\n"
-                "  %%%sv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"} %%s%sv[%%%si@] sgprOffset "
+                "  %%%sv@ = amdgpu.raw_buffer_load {gg.load = \"scales\"%s} %%s%sv[%%%si@] sgprOffset "
                 "%%s%soff : %s, i32 -> f32\n"
                 "  %%%s_%lld = vector.insert %%%sv@, %%%s_%lld [%lld] : f32 into vector<%lldxf32>\n",
-                which, v, index, which, which, which, which, which, which, v, which, v, view, which,
-                j + 1, which, which, j, j, blocks);
+                which, v, index, which, which, which, which, which, which, tag, v, which, v, view,
+                which, j + 1, which, which, j, j, blocks);
   }
 }
 
@@ -548,8 +583,14 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 j);
   }
   // The x_scale loads of every block, then the w_scale loads, in the order the mma stages them.
-  emit_scale_loads(&t, "x", "%xrow", sa_view, blocks);
-  emit_scale_loads(&t, "w", "%wn", sb_view, blocks);
+  // With LDS DMA the loads say whose buffer's tile they scale, as the DMAs do
+  // (collect_movable keeps a tile's loads with its DMAs).
+  char tag[64] = "";
+  int64_t buffer;
+  if (k->dma && gg_attr_int(op, "gg.lds_buffer", &buffer))
+    snprintf(tag, sizeof tag, ", gg.lds_buffer = %lld : i64", (long long)buffer);
+  emit_scale_loads(&t, "x", "%xrow", sa_view, blocks, tag);
+  emit_scale_loads(&t, "w", "%wn", sb_view, blocks, tag);
   gg_text_printf(&t, "  return %%x_%lld, %%w_%lld : vector<%lldxf32>, vector<%lldxf32>\n}\n", blocks,
                  blocks, blocks, blocks);
   MlirValue args[13] = {sa, sb};
@@ -613,6 +654,128 @@ static long long w_lds_base(const kernel_shape* k, int buffer, int j) {
   return x_lds_base(k, buffer, k->scale_blocks) + 4LL * THREADS * j;
 }
 
+// gg.load_tile straight into LDS (k->dma, gfx950): an LDS DMA (`buffer_load_dwordx4 ...
+// lds`) writes lane l's 16 bytes at a wave-uniform base + 16 l. DMA tiles lie in LDS in
+// K planes (emit_fragment reads them): 16-byte chunk c of every row, row after row, then
+// chunk c + 1. So a wave's DMA fills 64 rows of one plane: wave w takes row block w % hb
+// (hb = rows / 64) of planes (w / hb) p + i, i < p (p = its DMAs), and lane l loads row
+// 64 (w % hb) + l, whose global offset is then the same for all its DMAs but for 16 i:
+// one address register an operand, and one add a DMA (LLVM cannot fold 16 i into the
+// instruction's immediate offset, which moves the LDS address too). Rows past the limit
+// lie past the buffer's valid bytes and land as zeros; chunks past K (only in a tile that
+// masks K) take the out-of-range offset. Whole chunks only: gg_amd_lds_dma takes K a
+// multiple of 16, and the K loops it applies to start at K 0, so no chunk straddles the
+// group's K range. The view starts at the tile's first row and K 0, so it is the same for
+// every K step (LLVM makes it once, outside the loop), and the K step goes into the
+// lane's offset. The tile value it returns is zero: the mma reads the tile from LDS once
+// the loads have landed (lower_mma's wait).
+static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a) {
+  kernel_shape* k = l->state;
+  tile_load load;
+  tile_load_read(op, &load);
+  MlirValue src = load.src;
+  long long rows = load.rows, chunks = load.chunks, hb = rows / 64;
+  bool mask_rows = load.mask_rows, mask_k = load.mask_k;
+  const char* flat = load.flat;
+  const char* view = load.view;
+  const char* f8s = gg_text_str(&load.f8);
+  int64_t buffer = 0;
+  gg_attr_int(op, "gg.lds_buffer", &buffer);
+  long long lds_bytes = mlirShapedTypeGetDimSize(mlirValueGetType(k->lds), 0);
+  char fat[160], lds_f8[160];
+  snprintf(fat, sizeof fat, "memref<?x%s, #amdgpu.address_space<fat_raw_buffer>>", f8s);
+  snprintf(lds_f8, sizeof lds_f8, "memref<%lldx%s, #gpu.address_space<workgroup>>", lds_bytes, f8s);
+
+  gg_text t;
+  gg_text_init(&t);
+  char more[160];
+  snprintf(more, sizeof more, ", %%lds: %s, %%wave: index", k->lds_type);
+  emit_load_header(&t, &load, more);
+  emit_index(&t, "c16", 16);
+  emit_index(&t, "c64", 64);
+  emit_index(&t, "chb", hb);
+  gg_text_printf(&t, "  %%base = arith.muli %%row0, %%rowb : index\n");
+  emit_view(&t, "srcv", "src", "%base", flat, 1);
+  long long tile_base = is_a ? a_lds_base(k, 0) : b_lds_base(k, 0);
+  gg_text_printf(&t,
+                 // Rows past the limit lie past the buffer's valid bytes: the row's K, 16-byte
+                 // chunk offsets and all, stays under one row's bytes.
+                 "  %%vbr = arith.muli %%row_limit, %%rowb : index\n"
+                 "  %%vb0 = arith.minsi %%vbr, %%srcv_len : index\n"
+                 "  %%vbz = arith.constant 0 : index\n"
+                 "  %%vb1 = arith.maxsi %%vb0, %%vbz : index\n"
+                 "  %%vb = arith.index_cast %s : index to i64\n"
+                 "  %%fat = amdgpu.fat_raw_buffer_cast %%srcv validBytes(%%vb) resetOffset : %s to %s\n"
+                 "  %%lds_c0 = arith.constant 0 : index\n"
+                 "  %%ldsv = memref.view %%lds[%%lds_c0][] : %s to %s\n"
+                 "  %%oob = arith.constant %d : index\n"
+                 "  %%lane = arith.remui %%tid, %%c64 : index\n"
+                 "  %%h = arith.remui %%wave, %%chb : index\n"
+                 "  %%g = arith.divui %%wave, %%chb : index\n"
+                 "  %%hr = arith.muli %%h, %%c64 : index\n"
+                 "  %%r = arith.addi %%hr, %%lane : index\n"
+                 "  %%rb = arith.muli %%r, %%rowb : index\n"
+                 "  %%cpw = arith.constant %lld : index\n"
+                 "  %%c0p = arith.muli %%g, %%cpw : index\n"   // the wave's first plane
+                 "  %%c0b = arith.muli %%c0p, %%c16 : index\n"
+                 "  %%ix = arith.addi %%rb, %%c0b : index\n"
+                 "  %%ixk = arith.addi %%ix, %%k0 : index\n"
+                 // LDS: plane c's rows at tile_base + c rows 16; the wave's row block h.
+                 "  %%prow = arith.constant %lld : index\n"
+                 "  %%dp = arith.muli %%c0p, %%prow : index\n"
+                 "  %%dh = arith.constant 1024 : index\n"
+                 "  %%dhh = arith.muli %%h, %%dh : index\n"
+                 "  %%dtb = arith.constant %lld : index\n"
+                 "  %%dw0 = arith.addi %%dp, %%dhh : index\n"
+                 "  %%dw = arith.addi %%dw0, %%dtb : index\n",
+                 mask_rows ? "%vb1" : "%srcv_len", view, fat, k->lds_type, lds_f8, OOB_INDEX(1),
+                 chunks, rows * 16, tile_base);
+  for (long long i = 0; i < chunks; ++i) {
+    char tag[48];
+    snprintf(tag, sizeof tag, "_%lld", i);
+    emit_tagged(&t, tag,
+                "  %%imm@ = arith.constant %lld : index\n"
+                "  %%ia@ = arith.addi %s, %%imm@ : index\n"
+                "  %%dc@ = arith.constant %lld : index\n"
+                "  %%dst@ = arith.addi %%dw, %%dc@ : index\n",
+                16 * i, "%ixk", i * rows * 16);
+    const char* index = "%ia@";
+    if (mask_k) {
+      // Chunk c0p + i holds K k0 + 16 (c0p + i) + [0, 16): the same for every lane.
+      emit_tagged(&t, tag,
+                  "  %%kci@ = arith.constant %lld : index\n"
+                  "  %%kcp@ = arith.addi %%c0b, %%kci@ : index\n"
+                  "  %%ka@ = arith.addi %%k0, %%kcp@ : index\n"
+                  "  %%ke@ = arith.addi %%ka@, %%c16 : index\n"
+                  "  %%khi@ = arith.cmpi slt, %%ka@, %%k_hi : index\n"
+                  "  %%klo@ = arith.cmpi sgt, %%ke@, %%k_lo : index\n"
+                  "  %%kany@ = arith.andi %%khi@, %%klo@ : i1\n"
+                  "  %%im@ = arith.select %%kany@, %%ia@, %%oob : index\n",
+                  16 * i);
+      index = "%im@";
+    }
+    char line[512];
+    snprintf(line, sizeof line,
+             "  amdgpu.gather_to_lds %%fat[%s], %%ldsv[%%dst@] {gg.load = \"%s\", "
+             "gg.lds_buffer = %lld : i64} : vector<16x%s>, %s, %s\n",
+             index, is_a ? "a" : "b", (long long)buffer, f8s, fat, lds_f8);
+    emit_tagged(&t, tag, "%s", line);
+  }
+  gg_text_printf(&t,
+                 "  %%none = arith.constant dense<0> : vector<%lldx4xi32>\n"
+                 "  return %%none : vector<%lldx4xi32>\n}\n",
+                 chunks, chunks);
+  MlirValue args[9] = {src};
+  for (int i = 1; i < 6; ++i) args[i] = mlirOperationGetOperand(op, i);
+  args[6] = k->tid;
+  args[7] = k->lds_buffer[buffer];
+  args[8] = k->wave;
+  gg_tile_replace(l, op, &t, args, 9);
+  gg_text_free(&t);
+  tile_load_free(&load);
+  return l->ok;
+}
+
 // Stores chunk c of a thread's register chunks of one operand tile (%<name>, `rows` rows)
 // into LDS at `base`: chunk q = c 256 + tid (row q / chunks_per_row, chunk q %
 // chunks_per_row) goes to base + row tile_k + 16 (chunk ^ swizzle(row)). `tag` names it.
@@ -661,7 +824,7 @@ static const char* stage_write_kind(const kernel_shape* k, long long w) {
 }
 
 static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* prefix, int buffer,
-                             long long w) {
+                             long long w, const char* lds) {
   long long a_chunks = (long long)k->tm * k->tk / (16 * THREADS);
   char tag[48], a_name[16], b_name[16];
   snprintf(tag, sizeof tag, "_%sst%lld", prefix, w);
@@ -689,9 +852,19 @@ static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* pref
                 "  %%sbase@ = arith.constant %lld : index\n"
                 "  %%st4@ = arith.muli %%tid, %%c4 : index\n"
                 "  %%sad@ = arith.addi %%st4@, %%sbase@ : index\n"
-                "  vector.store %%svb@, %%lds[%%sad@] : %s, vector<4xi8>\n",
-                is_w ? w_lds_base(k, buffer, j) : x_lds_base(k, buffer, j), k->lds_type);
+                "  vector.store %%svb@, %s[%%sad@] : %s, vector<4xi8>\n",
+                is_w ? w_lds_base(k, buffer, j) : x_lds_base(k, buffer, j), lds, k->lds_type);
   }
+}
+
+// %f<tag>: a 16x16x128 fragment, the lane's two 16-byte reads %fr_v0<tag> and %fr_v1<tag>.
+static void emit_fragment_halves(gg_text* t, const kernel_shape* k, const char* tag) {
+  emit_tagged(t, tag,
+              "  %%fr_cat@ = vector.shuffle %%fr_v0@, %%fr_v1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+              "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
+              "vector<16xi8>, vector<16xi8>\n"
+              "  %%f@ = vector.bitcast %%fr_cat@ : vector<32xi8> to vector<32x%s>\n",
+              k->f8);
 }
 
 // Emits %f<tag> = the MFMA operand fragment of tile row %row<tag> + `row_offset` (a multiple
@@ -704,7 +877,28 @@ static void emit_stage_write(gg_text* t, const kernel_shape* k, const char* pref
 // for odd ones, from one read made at the even step, `even_tag`), for A and B alike, which
 // leaves every sum unchanged.
 static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, const char* even_tag,
-                          int ks, long long base, long long row_offset) {
+                          int ks, long long base, long long row_offset, long long rows,
+                          const char* lds) {
+  if (k->dma) {
+    // K planes (lower_load_tile_dma): chunk c of row r at base + 16 (c rows + r). A lane
+    // group's 16 rows of one chunk are 256 contiguous bytes, which gfx950 reads in a cycle.
+    for (int half = 0; half < 2; ++half)
+      emit_tagged(t, tag,
+                  "  %%fr_co%d@ = arith.constant %d : index\n"
+                  "  %%fr_c%d@ = arith.addi %%lg, %%fr_co%d@ : index\n"
+                  "  %%fr_pr%d@ = arith.constant %lld : index\n"
+                  "  %%fr_p%d@ = arith.muli %%fr_c%d@, %%fr_pr%d@ : index\n"
+                  "  %%fr_r%d@ = arith.muli %%row@, %%c16 : index\n"
+                  "  %%fr_l%d@ = arith.addi %%fr_p%d@, %%fr_r%d@ : index\n"
+                  "  %%fr_b%d@ = arith.constant %lld : index\n"
+                  "  %%fr_a%d@ = arith.addi %%fr_l%d@, %%fr_b%d@ : index\n"
+                  "  %%fr_v%d@ = vector.load %s[%%fr_a%d@] : %s, vector<16xi8>\n",
+                  half, ks * 8 + half * 4, half, half, half, rows * 16, half, half, half, half,
+                  half, half, half, half, base + row_offset * 16, half, half, half, half, lds,
+                  half, k->lds_type);
+    emit_fragment_halves(t, k, tag);
+    return;
+  }
   emit_swizzle(t, k, tag, "%row@", "fr_sw");
   emit_tagged(t, tag,
               "  %%fr_rb@ = arith.muli %%row@, %%ctk : index\n"
@@ -719,15 +913,10 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
                   "  %%fr_xb%d@ = arith.muli %%fr_x%d@, %%c16 : index\n"
                   "  %%fr_l%d@ = arith.addi %%fr_rb@, %%fr_xb%d@ : index\n"
                   "  %%fr_a%d@ = arith.addi %%fr_l%d@, %%fr_base@ : index\n"
-                  "  %%fr_v%d@ = vector.load %%lds[%%fr_a%d@] : %s, vector<16xi8>\n",
+                  "  %%fr_v%d@ = vector.load %s[%%fr_a%d@] : %s, vector<16xi8>\n",
                   half, ks * 8 + half * 4, half, half, half, half, half, half, half, half, half,
-                  half, half, half, k->lds_type);
-    emit_tagged(t, tag,
-                "  %%fr_cat@ = vector.shuffle %%fr_v0@, %%fr_v1@ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
-                "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : "
-                "vector<16xi8>, vector<16xi8>\n"
-                "  %%f@ = vector.bitcast %%fr_cat@ : vector<32xi8> to vector<32x%s>\n",
-                k->f8);
+                  half, half, lds, half, k->lds_type);
+    emit_fragment_halves(t, k, tag);
     return;
   }
   // 16x16x32: chunk 4 (ks / 2) + lg, half ks % 2.
@@ -739,8 +928,8 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
                 "  %%fr_xb@ = arith.muli %%fr_x@, %%c16 : index\n"
                 "  %%fr_l@ = arith.addi %%fr_rb@, %%fr_xb@ : index\n"
                 "  %%fr_a@ = arith.addi %%fr_l@, %%fr_base@ : index\n"
-                "  %%fr_v@ = vector.load %%lds[%%fr_a@] : %s, vector<16xi8>\n",
-                (ks / 2) * 4, k->lds_type);
+                "  %%fr_v@ = vector.load %s[%%fr_a@] : %s, vector<16xi8>\n",
+                (ks / 2) * 4, lds, k->lds_type);
   int h = (ks % 2) * 8;
   char chunk[64];
   snprintf(chunk, sizeof chunk, "%%fr_v%s", ks % 2 ? even_tag : tag);
@@ -753,7 +942,7 @@ static void emit_fragment(gg_text* t, const kernel_shape* k, const char* tag, co
 
 // %f_a<s>_<mr>: A fragment of rows 16 mr + lane % 16 for step s, from the LDS tile at base.
 static void emit_a_fragment(gg_text* t, const kernel_shape* k, const char* name, int s, int mr,
-                            long long base) {
+                            long long base, const char* lds) {
   char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_%s%d_%d", name, s, mr);
   snprintf(even_tag, sizeof even_tag, "_%s%d_%d", name, s - s % 2, mr);
@@ -762,14 +951,14 @@ static void emit_a_fragment(gg_text* t, const kernel_shape* k, const char* name,
               "  %%ro@ = arith.constant %d : index\n  %%row0@ = arith.addi %%l16, %%ro@ : index\n"
               "  %%row@ = arith.addi %%row0@, %%wrow : index\n",
               ro % period);
-  emit_fragment(t, k, tag, even_tag, s, base, ro - ro % period);
+  emit_fragment(t, k, tag, even_tag, s, base, ro - ro % period, k->tm, lds);
 }
 
 // %f_b<s>_<na>: B fragment of the wave's columns 16 na + lane % 16 for step s: from the LDS
 // tile at base, or with preshuffled B from the registers %b (chunk b_chunk(kb, na) holds K
 // 64 kb + 16 lg + [0, 16) of the lane's column).
 static void emit_b_fragment(gg_text* t, const kernel_shape* k, const char* name, int s, int na,
-                            long long base) {
+                            long long base, const char* lds) {
   char tag[48], even_tag[48];
   snprintf(tag, sizeof tag, "_%s%d_%d", name, s, na);
   snprintf(even_tag, sizeof even_tag, "_%s%d_%d", name, s - s % 2, na);
@@ -780,7 +969,7 @@ static void emit_b_fragment(gg_text* t, const kernel_shape* k, const char* name,
                 "  %%bcol@ = arith.addi %%wcol, %%bco@ : index\n"
                 "  %%row@ = arith.addi %%bcol@, %%l16 : index\n",
                 co % period);
-    emit_fragment(t, k, tag, even_tag, s, base, co - co % period);
+    emit_fragment(t, k, tag, even_tag, s, base, co - co % period, k->tn, lds);
     return;
   }
   long long chunks = (long long)(k->tk / 64) * k->n_acc;
@@ -809,7 +998,8 @@ static bool stage_may_pass(MlirOperation op) {
   static const char* const prefixes[] = {"arith.", "vector.insert", "vector.extract", "vector.bitcast",
                                          "vector.shuffle", "vector.broadcast", "memref.reinterpret_cast",
                                          "memref.collapse_shape", "memref.cast", "memref.dim",
-                                         "amdgpu.raw_buffer_load", "gg."};
+                                         "memref.view", "gpu.subgroup_broadcast", "amdgpu.raw_buffer_load",
+                                         "amdgpu.fat_raw_buffer_cast", "amdgpu.gather_to_lds", "gg."};
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i) {
     size_t n = strlen(prefixes[i]);
@@ -820,9 +1010,11 @@ static bool stage_may_pass(MlirOperation op) {
 
 // The ops between the previous tile's MFMAs (or the start of the block) and `mma` that
 // none of `needed` depends on: the loads of a later tile, which go where the mma's stream
-// marks (gg.loads_here), after the staging whose registers they take. In order.
+// marks (gg.loads_here), after the staging whose registers they take. In order. With
+// LDS DMA only the DMAs into `buffer` (the tile after next's; -1 without DMA) move: the
+// others load this tile or the next (issued in front of the first mma) and stay.
 static void collect_movable(MlirOperation mma, const MlirValue* needed, int needed_count,
-                            gg_op_list* out) {
+                            int buffer, gg_op_list* out) {
   gg_op_list range = {0}, forward = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(mma));
        !mlirOperationEqual(op, mma); op = mlirOperationGetNextInBlock(op)) {
@@ -838,6 +1030,10 @@ static void collect_movable(MlirOperation mma, const MlirValue* needed, int need
     MlirOperation op = range.ops[i];
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && !keep[i]; ++r)
       keep[i] = gg_value_map_has(&need, mlirOperationGetResult(op, r));
+    int64_t into = -1;
+    if ((gg_op_is(op, "amdgpu.gather_to_lds") || gg_op_is(op, "amdgpu.raw_buffer_load")) &&
+        gg_attr_int(op, "gg.lds_buffer", &into))
+      keep[i] = keep[i] || into != buffer;
     if (!keep[i]) continue;
     for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
       MlirValue v = mlirOperationGetOperand(op, o);
@@ -858,7 +1054,9 @@ static void collect_movable(MlirOperation mma, const MlirValue* needed, int need
 // beyond; a kind with no marker goes to "*", or else the last marker), so that with
 // staging in the stream each load follows the LDS write that frees its registers; every
 // other op goes in front of the first marker after all the ops it uses, so each op still
-// follows what it uses.
+// follows what it uses; with `late`, in front of the first marker of the ops that use it
+// instead (LDS DMA: a buffer view and a load's address are made next to the load, not in
+// one burst with every other load's).
 #define MAX_MARKERS 128
 typedef struct marker {
   MlirOperation op;
@@ -886,7 +1084,7 @@ static int marker_for(const marker* markers, int count, const char* kind, int in
   return any >= 0 ? any : count - 1;
 }
 
-static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
+static void move_to_markers(MlirOperation mma, const gg_op_list* ops, bool late) {
   marker markers[MAX_MARKERS];
   int count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirOperationGetBlock(mma));
@@ -911,7 +1109,7 @@ static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
           break;
         }
     }
-    if (gg_op_is(op, "amdgpu.raw_buffer_load")) {
+    if (gg_op_is(op, "amdgpu.raw_buffer_load") || gg_op_is(op, "amdgpu.gather_to_lds")) {
       char kind[16];
       string_attr(op, "gg.load", kind, sizeof kind);
       size_t k = 0;
@@ -920,6 +1118,19 @@ static void move_to_markers(MlirOperation mma, const gg_op_list* ops) {
       if (m > at) at = m;
     }
     target[i] = at;
+  }
+  for (size_t i = ops->count; late && target && i-- > 0;) {
+    MlirOperation op = ops->ops[i];
+    if (gg_op_is(op, "amdgpu.raw_buffer_load") || gg_op_is(op, "amdgpu.gather_to_lds")) continue;
+    int latest = -1;  // the earliest marker of the ops that use it (later in the list)
+    for (size_t j = i + 1; j < ops->count; ++j)
+      for (intptr_t o = 0; o < mlirOperationGetNumOperands(ops->ops[j]); ++o) {
+        MlirValue v = mlirOperationGetOperand(ops->ops[j], o);
+        if (mlirValueIsAOpResult(v) && mlirOperationEqual(mlirOpResultGetOwner(v), op) &&
+            (latest < 0 || target[j] < latest))
+          latest = target[j];
+      }
+    if (latest > target[i]) target[i] = latest;
   }
   for (size_t i = 0; target && i < ops->count; ++i)
     mlirOperationMoveBefore(ops->ops[i], markers[target[i]].op);
@@ -1019,6 +1230,7 @@ static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[4])
 // AGPR reloads 7 -> 18 an iteration).
 static bool carry_fragments(const kernel_shape* k, bool scaled) {
   int accs = k->m_repeat * k->n_acc;
+  if (k->dma) return k->mma_k == 128 && accs * 4 <= 128;
   return k->stage_ahead && k->mma_k == 128 && accs * 4 <= 128 && !(scaled && k->preshuffled);
 }
 
@@ -1074,11 +1286,14 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
                   row, rows_in, row + 1, rows_in, frag);
       break;
     }
+    // The next tile's buffer: with dma an allocation of its own (%lds_next).
     case GG_STREAM_NEXT_A:
-      emit_a_fragment(t, k, "na", it->step, it->mr, a_lds_base(k, 1 - buffer));
+      emit_a_fragment(t, k, "na", it->step, it->mr, a_lds_base(k, k->dma ? 0 : 1 - buffer),
+                      k->dma ? "%lds_next" : "%lds");
       break;
     case GG_STREAM_NEXT_B:
-      emit_b_fragment(t, k, "nb", it->step, it->na, b_lds_base(k, 1 - buffer));
+      emit_b_fragment(t, k, "nb", it->step, it->na, b_lds_base(k, k->dma ? 0 : 1 - buffer),
+                      k->dma ? "%lds_next" : "%lds");
       break;
     case GG_STREAM_FENCE:
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n");
@@ -1087,16 +1302,17 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"%s\"}\n",
                      stage_write_kind(k, it->step));
       break;
-    case GG_STREAM_STAGE:
-      emit_stage_write(t, k, "n", 1 - buffer, it->step);
+    case GG_STREAM_STAGE:  // with dma only the next tile's scales stage (into its allocation)
+      if (k->dma) emit_stage_write(t, k, "n", 0, tile_writes(k) + it->step, "%lds_next");
+      else emit_stage_write(t, k, "n", 1 - buffer, it->step, "%lds");
       break;
     case GG_STREAM_READ_A:
       for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
-        emit_a_fragment(t, k, "a", s, it->mr, a_lds_base(k, buffer));
+        emit_a_fragment(t, k, "a", s, it->mr, a_lds_base(k, buffer), "%lds");
       break;
     case GG_STREAM_READ_B:
       for (int s = it->step; s < it->step + (k->mma_k == 32 ? 2 : 1); ++s)
-        emit_b_fragment(t, k, "b", s, it->na, b_lds_base(k, buffer));
+        emit_b_fragment(t, k, "b", s, it->na, b_lds_base(k, buffer), "%lds");
       break;
     case GG_STREAM_MFMA: {
       int s = it->step, i = it->mr * k->n_acc + it->na;
@@ -1191,14 +1407,16 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   int steps = k->tk / k->mma_k, steps_per_block = 128 / k->mma_k;
   int blocks = scaled ? k->tk / 128 : 1;
   int64_t parity = 0;
-  if (k->lds_buffers == 2) gg_attr_int(op, "gg.lds_buffer", &parity);
-  int buffer = (int)parity;
+  if (k->lds_buffers >= 2) gg_attr_int(op, "gg.lds_buffer", &parity);
+  // With dma the buffers are allocations of their own: the tile's is passed as %lds, and
+  // offsets are within it.
+  int buffer = k->dma ? 0 : (int)parity;
   MlirValue args[11], next[4];
   args[0] = gg_tile_lookup(l, mlirOperationGetOperand(op, 0), op);
   args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
   args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
   args[3] = k->tid;
-  args[4] = k->lds;
+  args[4] = k->dma ? k->lds_buffer[parity] : k->lds;
   int argc = 5;
   if (scaled) {
     args[argc++] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
@@ -1211,6 +1429,10 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   bool stage_next = k->stage_ahead && next_tiles(l, op, next);
   if (stage_next)
     for (int i = 0; i < (scaled ? 4 : 2); ++i) args[argc++] = next[i];
+  // With dma: whether the next tile's loads were issued before this one (so that they may
+  // still be in flight).
+  bool next_loaded = false;
+  gg_attr_bool(op, "gg.next_loaded", &next_loaded);
   char frag[48];
   snprintf(frag, sizeof frag, "vector<%dx%s>", k->mma_k == 128 ? 32 : 8, k->f8);
   int mfma_clocks = k->mma_k == 128 ? 32 : 16;
@@ -1235,19 +1457,54 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     l->ok = false;
     return false;
   }
+  int barrier = -1;  // the MFMA a carrying tile's barrier precedes
+  // With dma a carrying tile also stages the next tile's blockwise scales, right before
+  // its barrier, which publishes them with the next tile's DMAs: LLVM makes an LDS write
+  // wait for the DMAs in flight into the same allocation (the next tile's, which the
+  // barrier waits for anyway), not knowing that they fill other bytes of it.
+  int dma_scale_writes = k->dma ? (int)(stage_writes(k) - tile_writes(k)) : 0;
   if (ncarried > 0) {
     // Planned as a tile that stages the next: its barrier must leave each carried
     // fragment a gap of its own before the tile ends (else nothing overlaps). The same
-    // for every tile of the kernel, so the tiles agree on what rides.
+    // for every tile of the kernel, so the tiles agree on what rides. (With dma nothing
+    // is staged in the stream.)
     gg_stream_shape staging = shape;
-    gg_stream_place_stage(&staging, (int)stage_writes(k), accs * 4 <= 128);
-    int barrier = gg_stream_carry_barrier(&staging);
+    gg_stream_place_stage(&staging, k->dma ? 0 : (int)stage_writes(k), accs * 4 <= 128);
+    barrier = gg_stream_carry_barrier(&staging);
     if (barrier < 0 || barrier + ncarried > gg_stream_mfmas(&shape)) ncarried = 0;
   }
   // A tile the previous one staged takes its first fragments from it; one that stages the
-  // next reads the next one's.
-  shape.carry_in = ncarried > 0 && !own_staging;
-  shape.carry_out = ncarried > 0 && stage_next;
+  // next reads the next one's. With dma every tile but the last reads the next one's,
+  // once the barrier mid-tile has published it.
+  shape.carry_in = ncarried > 0 && (k->dma ? k->dma_carried : !own_staging);
+  shape.carry_out = ncarried > 0 && (k->dma ? next_loaded : stage_next);
+  if (k->dma && shape.carry_out && dma_scale_writes > 0) {
+    if (!next_tiles(l, op, next)) {
+      gg_emit_error(op, "internal error: gg-to-amdgpu found no next tile's scales to stage");
+      l->ok = false;
+      return false;
+    }
+    args[argc++] = next[2];
+    args[argc++] = next[3];
+  }
+  if (k->dma && shape.carry_out) args[argc++] = k->lds_buffer[(parity + 1) % 3];
+  // The later tiles' loads in front of this mma that go into its stream (with dma the
+  // tile after next's: collected here, so that its waits can count them).
+  MlirValue needed[sizeof args / sizeof args[0] + 5];  // the template arguments and the op's operands
+  int needed_count = 0;
+  for (int i = 0; i < argc; ++i) needed[needed_count++] = args[i];
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    needed[needed_count++] = mlirOperationGetOperand(op, i);
+  gg_op_list movable = {0};
+  collect_movable(op, needed, needed_count, k->dma ? (int)(parity + 2) % 3 : -1, &movable);
+  // The vector memory instructions of one tile's loads with dma, which a wait may leave
+  // in flight where they were issued after those it waits for: a DMA each, and blockwise
+  // at least one for the x_scales and one for the w_scales (LLVM may merge a thread's
+  // loads of adjacent K blocks; counting fewer only waits for more). This tile issues
+  // them (the tile after next's) if it issues any DMA.
+  long long group_loads = a_chunks + b_chunks + (scaled ? 2 : 0), moved_loads = 0;
+  for (size_t i = 0; i < movable.count; ++i)
+    if (gg_op_is(movable.ops[i], "amdgpu.gather_to_lds")) moved_loads = group_loads;
   int rows_in = accs + (shape.carry_in ? CARRIED_ROWS * ncarried : 0);
   int rows_out = accs + (shape.carry_out ? CARRIED_ROWS * ncarried : 0);
   gg_text t;
@@ -1262,8 +1519,10 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   if (scaled) gg_text_printf(&t, ", %%sx: vector<%dxf32>, %%sw: vector<%dxf32>", blocks, blocks);
   if (stage_next)
     gg_text_printf(&t, ", %%na: vector<%lldx4xi32>, %%nb: vector<%lldx4xi32>", a_chunks, b_chunks);
-  if (stage_next && scaled)
+  bool dma_stages_next = k->dma && shape.carry_out && dma_scale_writes > 0;
+  if ((stage_next || dma_stages_next) && scaled)
     gg_text_printf(&t, ", %%nsx: vector<%dxf32>, %%nsw: vector<%dxf32>", blocks, blocks);
+  if (k->dma && shape.carry_out) gg_text_printf(&t, ", %%lds_next: %s", k->lds_type);
   gg_text_printf(&t, ") -> vector<%dx4xf32> {\n", rows_out);
   if (shape.carry_in) emit_rows(&t, "%acc_in", rows_in, accs, "%acc_0", accs, "cin");
   emit_lane(&t, k);
@@ -1277,9 +1536,25 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   gg_text_printf(&t, "  %%lrow0 = arith.muli %%lg, %%c4 : index\n"
                      "  %%lrow = arith.addi %%lrow0, %%wrow : index\n"
                      "  %%z4 = arith.constant dense<0.0> : vector<4xf32>\n");
-  if (own_staging) {
-    for (long long w = 0; w < stage_writes(k); ++w) emit_stage_write(&t, k, "", buffer, w);
-    gg_text_printf(&t, "  gpu.barrier\n");
+  // With dma the tile's A and B are in LDS once this wave's loads have landed (the wait,
+  // which leaves the next tile's in flight: issued after this tile's, they land after
+  // them; and before the scales' LDS writes, which LLVM would otherwise make wait for
+  // every DMA into this allocation) and every wave's have (the barrier). Not gpu.barrier:
+  // its release fence makes LLVM wait for every LDS DMA in flight (vmcnt(0)), the next
+  // tile's too; the acquire fence keeps LDS accesses on their side of the barrier. A tile
+  // whose first fragments the previous one read needs neither: that one's barrier did it.
+  if (own_staging && !(k->dma && shape.carry_in)) {
+    if (k->dma)
+      gg_text_printf(&t, "  amdgpu.memory_counter_wait load(%lld)\n", next_loaded ? group_loads : 0);
+    for (long long w = k->dma ? tile_writes(k) : 0; w < stage_writes(k); ++w)
+      emit_stage_write(&t, k, "", buffer, w, "%lds");
+    if (k->dma)
+      gg_text_printf(&t,
+                     "  amdgpu.memory_counter_wait ds(0)\n"
+                     "  rocdl.s.barrier\n"
+                     "  llvm.fence syncscope(\"workgroup\") acquire\n");
+    else
+      gg_text_printf(&t, "  gpu.barrier\n");
   }
   // Without staging in the stream, the next tile's loads follow this tile's staging (they
   // reuse its registers) and stay ahead of every MFMA. A fence opens the stream either
@@ -1289,7 +1564,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // header, which then cannot rotate: gfx950 preshuffled B moved its accumulators every
   // iteration).
   gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>%s\n",
-                 stage_next ? "" : " {gg.loads_here = \"*\"}");
+                 stage_next || k->dma ? "" : " {gg.loads_here = \"*\"}");
   for (int i = 0; i < accs && !scaled; ++i)
     gg_text_printf(&t, "  %%p_%d_0 = vector.extract %%acc_0[%d] : vector<4xf32> from vector<%dx4xf32>\n",
                    i, i, accs);
@@ -1297,20 +1572,59 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // Where the accumulators take more than 128 registers (AGPRs) the allocation is at its
   // limit, and writes spread from early on spill (gfx950 256x256 rowwise: 12 bytes).
   if (stage_next) gg_stream_place_stage(&shape, (int)stage_writes(k), accs * 4 <= 128);
+  if (dma_stages_next) {
+    shape.stage_count = dma_scale_writes;
+    shape.stage_at = barrier > dma_scale_writes ? barrier - dma_scale_writes : 0;
+    shape.stage_every = 1;
+  }
   int capacity = 4 * mfmas + 64 + shape.stage_count + 4 * (k->m_repeat + k->n_acc) * steps;
   gg_stream_item* items = malloc((size_t)capacity * sizeof *items);
   int count = items ? gg_stream_plan(&shape, items, capacity) : -1;
   if (count < 0) {
     free(items);
     gg_text_free(&t);
+    gg_op_list_free(&movable);
     gg_emit_error(op, "internal error: gg-to-amdgpu could not plan the tile's MFMA stream");
     l->ok = false;
     return false;
   }
   int version = 0;  // %acc_<n>: the accumulators after n updates (blockwise)
-  for (int i = 0; i < count; ++i)
+  // With dma the tile after next's loads (they have two tiles to land) spread evenly
+  // over the MFMAs from the second, A's DMAs, then B's (each marker takes the next DMA of
+  // its kind), then the rest (its blockwise scales), so that no MFMA meets more than a
+  // load or two with their address adds and M0 moves; all in front of a carrying tile's
+  // barrier (marker m before MFMA 1 + m (end - 1) / markers < end), whose wait leaves
+  // them in flight.
+  long long dma_markers = k->dma ? tile_writes(k) + 1 : 0;
+  long long dma_end = shape.carry_out ? barrier : mfmas;
+  int mfma_seen = 0;
+  long long marked = 0;
+  for (int i = 0; i < count; ++i) {
+    if (items[i].kind == GG_STREAM_MFMA) {
+      while (marked < dma_markers &&
+             (dma_end > 1 ? 1 + marked * (dma_end - 1) / dma_markers : 0) <= mfma_seen) {
+        gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"%s\"}\n",
+                       marked < tile_writes(k) ? stage_write_kind(k, marked) : "*");
+        ++marked;
+      }
+      ++mfma_seen;
+    }
+    if (items[i].kind == GG_STREAM_LOADS && k->dma) continue;  // the DMAs have their markers
+    if (items[i].kind == GG_STREAM_BARRIER && k->dma) {
+      // The next tile's DMAs have landed once only this tile's loads (of the tile after
+      // next) may still be in flight; the barrier publishes them and frees this tile's
+      // buffer.
+      gg_text_printf(&t,
+                     "  amdgpu.sched_barrier allow = <none>\n"
+                     "  amdgpu.memory_counter_wait load(%lld) ds(0)\n"
+                     "  rocdl.s.barrier\n"
+                     "  llvm.fence syncscope(\"workgroup\") acquire\n",
+                     moved_loads);
+      continue;
+    }
     emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag, carried,
               ncarried, rows_in);
+  }
   free(items);
   // Preshuffled B of the tile after next takes this tile's B registers, free once its last
   // MFMAs have read them: the loads go at the end (a tile's MFMAs still cover them).
@@ -1325,7 +1639,11 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // has read them, and with stage_ahead the next tile must be whole before its MFMAs.
   // Carrying out, the stream's own barrier did both.
   if (!shape.carry_out) {
-    gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n  gpu.barrier\n");
+    // With dma the next tile's wait and barrier come first, and the DMAs issued after
+    // them go into the buffer read two tiles before: only the last tile (which the
+    // epilogue's use of the first buffer follows) ends with a barrier.
+    gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n%s",
+                   k->dma && next_loaded ? "" : "  gpu.barrier\n");
     gg_text_printf(&t, "  return %%acc_%d : vector<%dx4xf32>\n}\n", version, accs);
   } else {
     char last[32];
@@ -1352,18 +1670,12 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     gg_text_printf(&t, "  return %%cout_%d : vector<%dx4xf32>\n}\n", 2 * ncarried - 1, rows_out);
   }
   // The next tiles' loads between the previous tile and this one move to the marker.
-  MlirValue needed[sizeof args / sizeof args[0] + 5];  // the template arguments and the op's operands
-  int needed_count = 0;
-  for (int i = 0; i < argc; ++i) needed[needed_count++] = args[i];
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-    needed[needed_count++] = mlirOperationGetOperand(op, i);
-  gg_op_list movable = {0};
-  collect_movable(op, needed, needed_count, &movable);
   bool ok = gg_tile_replace(l, op, &t, args, argc);
-  if (ok) move_to_markers(op, &movable);
+  if (ok) move_to_markers(op, &movable, k->dma);
   gg_op_list_free(&movable);
   gg_text_free(&t);
   k->staged_next = stage_next;
+  k->dma_carried = shape.carry_out;
   return ok;
 }
 
@@ -1668,7 +1980,8 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   k->scale_products = k->scale_blocks > 0 && gg_amd_scale_products(&k->desc);
   k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk) +
                    (k->scale_products ? 1LL : 2LL) * 4 * THREADS * k->scale_blocks;
-  k->stage_ahead = k->lds_buffers == 2;
+  k->dma = gg_amd_lds_dma(&k->desc);
+  k->stage_ahead = k->lds_buffers == 2 && !k->dma;
   return true;
 }
 
@@ -1721,6 +2034,7 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
     return false;
   }
   long long lds = gg_amd_lds_bytes(&k.desc), capacity = gg_lds_capacity(k.chip);
+  long long lds_allocation = gg_amd_lds_buffer_bytes(&k.desc);
   if (lds > capacity) {
     gg_emit_error(grid, "gg-to-amdgpu: tile %dx%dx%d needs %lld bytes of LDS; %s has %lld", k.tm,
                   k.tn, k.tk, lds, gg_target_name(k.chip), capacity);
@@ -1736,7 +2050,8 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   gg_attr_int(grid, "waves_per_eu", &requested_wpe);
   k.acc_in_agprs = requested_wpe == 1 && k.m_repeat * k.n_acc * 4 >= 128 &&
                    k.desc.scaling == GG_SCALING_ROWWISE;
-  snprintf(k.lds_type, sizeof k.lds_type, "memref<%lldxi8, #gpu.address_space<workgroup>>", lds);
+  snprintf(k.lds_type, sizeof k.lds_type, "memref<%lldxi8, #gpu.address_space<workgroup>>",
+           lds_allocation);
 
   // The kernel skeleton, with the function's arguments.
   char fname[256];
@@ -1791,10 +2106,12 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
     gg_text_type(&t, mlirValueGetType(mlirBlockGetArgument(entry, i)));
   }
   if (has_ends) gg_text_printf(&t, ", %%ends: %s", gg_text_str(&ends.ends_type));
+  gg_text_printf(&t, ") workgroup(%%lds: %s", k.lds_type);
+  if (k.dma) gg_text_printf(&t, ", %%lds1: %s, %%lds2: %s", k.lds_type, k.lds_type);
   gg_text_printf(&t,
-                 ") workgroup(%%lds: %s) kernel attributes {known_block_size = array<i32: %d, 1, 1>, "
+                 ") kernel attributes {known_block_size = array<i32: %d, 1, 1>, "
                  "rocdl.flat_work_group_size = \"%d,%d\"",
-                 k.lds_type, THREADS, THREADS, THREADS);
+                 THREADS, THREADS, THREADS);
   if (wpe > 0) gg_text_printf(&t, ", rocdl.waves_per_eu = %d : i32", (int)wpe);
   // Rowwise accumulators of 128 registers or more (the 256-wide tiles, one wave per SIMD)
   // live in AGPRs: LLVM selects the MFMAs' AGPR form when the function's AGPR budget holds
@@ -1805,7 +2122,15 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
     gg_text_printf(&t, ", passthrough = [[\"amdgpu-agpr-alloc\", \"%d\"]]", k.m_repeat * k.n_acc * 4);
   gg_text_printf(&t,
                  "} {\n    %%tid = gpu.thread_id x\n    %%bx = gpu.block_id x\n"
-                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n    gpu.return\n  }\n");
+                 "    %%by = gpu.block_id y\n    %%bz = gpu.block_id z\n");
+  // LDS DMA addresses each wave's loads from its wave number, a wave-uniform value made
+  // once here: made in the loop, its broadcast (convergent) would keep the lane's
+  // offsets from leaving the loop.
+  if (k.dma)
+    gg_text_printf(&t, "    %%c64 = arith.constant 64 : index\n"
+                       "    %%wave_t = arith.divui %%tid, %%c64 : index\n"
+                       "    %%wave = gpu.subgroup_broadcast %%wave_t, first_active_lane : index\n");
+  gg_text_printf(&t, "    gpu.return\n  }\n");
   // The group ends kernel follows the main one: code objects, their assembly and metadata
   // list the main kernel first (gg_isa_stats_parse reads the first).
   if (has_ends) emit_group_ends_kernel(&t, fname, entry, &ends);
@@ -1823,8 +2148,13 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   MlirOperation kernel = gg_first_gpu_func(gpu_module);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   k.tid = mlirOperationGetResult(mlirBlockGetFirstOperation(body), 0);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); k.dma && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "gpu.subgroup_broadcast")) k.wave = mlirOperationGetResult(op, 0);
   // Workgroup attributions follow the arguments (and the workspace).
   k.lds = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0));
+  for (int i = 0; i < (k.dma ? 3 : 1); ++i)
+    k.lds_buffer[i] = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0) + i);
   if (has_ends) {
     gg_op_list list = {0};
     gg_collect_ops(func, GG_OP_GROUP_ENDS, &list);

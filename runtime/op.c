@@ -961,6 +961,24 @@ static int64_t stage_lds_bytes(const gg_op_desc* d) {
   return (d->b_layout == GG_B_PRESHUFFLED ? a : a + b) + scales;
 }
 
+// gfx950 blockwise with plain B loads its tiles straight into LDS where three stages fit
+// beside the workgroups waves_per_eu asks for, K is a multiple of 16 (a DMA moves whole
+// 16-byte chunks), tiles have 64, 128 or 256 rows (a wave's DMA fills 64 rows of a K
+// plane) and the K trip count is a compile-time fact (the buffer of each tile is). Its
+// VGPRs hold the accumulators the scaling adds to, so staging through registers takes
+// copies (gfx950 blockwise 128x256: 9 an iteration, none with DMA, mfma_share 0.80
+// either way); rowwise, staging through registers prices higher in the model (128x256:
+// 0.99 against 0.97: each DMA takes an address add, an M0 move and its wait state).
+static int lds_dma_fits(const gg_op_desc* d) {
+  int workgroups = d->tile.waves_per_eu > 1 ? d->tile.waves_per_eu : 1;
+  int rows_ok = (d->tile.m == 64 || d->tile.m == 128 || d->tile.m == 256) &&
+                (d->tile.n == 64 || d->tile.n == 128 || d->tile.n == 256);
+  return d->target == GG_TARGET_GFX950 && d->b_layout == GG_B_PLAIN &&
+         d->scaling == GG_SCALING_BLOCKWISE && d->k % 16 == 0 && rows_ok &&
+         d->layout != GG_LAYOUT_K_OFFSETS &&
+         3 * stage_lds_bytes(d) * workgroups <= gg_lds_capacity(d->target);
+}
+
 int gg_amd_lds_buffers(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int amd = d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950;
@@ -971,10 +989,16 @@ int gg_amd_lds_buffers(const gg_op_desc* in) {
   // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
   // a runtime value.
   if (!amd || d.layout == GG_LAYOUT_K_OFFSETS) return 1;
+  if (lds_dma_fits(&d)) return 3;
   // Two buffers, unless they would keep out a workgroup waves_per_eu asks for (gfx942's
   // 64 KiB holds two 128x128x128 stages for one workgroup, or one stage each for two).
   int workgroups = d.tile.waves_per_eu > 1 ? d.tile.waves_per_eu : 1;
   return 2 * stage_lds_bytes(&d) * workgroups <= gg_lds_capacity(d.target) ? 2 : 1;
+}
+
+int gg_amd_lds_dma(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return gg_amd_lds_buffers(&d) == 3;
 }
 
 int64_t gg_amd_loop_lds_bytes(const gg_op_desc* in) {
@@ -982,9 +1006,19 @@ int64_t gg_amd_loop_lds_bytes(const gg_op_desc* in) {
   return gg_amd_lds_buffers(&d) * stage_lds_bytes(&d);
 }
 
+int64_t gg_amd_lds_buffer_bytes(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  if (!gg_amd_lds_dma(&d)) return gg_amd_lds_bytes(&d);
+  int64_t stage = stage_lds_bytes(&d);
+  int64_t epilogue = 2 * (int64_t)d.tile.m * d.tile.n / gg_epilogue_parts(&d);
+  return stage > epilogue ? stage : epilogue;
+}
+
 int gg_epilogue_parts(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  int64_t loop = gg_amd_loop_lds_bytes(&d), tm = d.tile.m, tn = d.tile.n, waves_m = gg_amd_waves_m(&d);
+  // With LDS DMA the band lives in the first buffer's allocation, not across all three.
+  int64_t loop = gg_amd_lds_dma(&d) ? stage_lds_bytes(&d) : gg_amd_loop_lds_bytes(&d);
+  int64_t tm = d.tile.m, tn = d.tile.n, waves_m = gg_amd_waves_m(&d);
   int parts = 1;
   // Halve the band while it needs more LDS than the loop and a half band still holds whole
   // 16-row MFMA blocks of every wave row (a band takes the same rows of each) and whole
@@ -997,6 +1031,7 @@ int gg_epilogue_parts(const gg_op_desc* in) {
 
 int64_t gg_amd_lds_bytes(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
+  if (gg_amd_lds_dma(&d)) return 3 * gg_amd_lds_buffer_bytes(&d);
   int64_t loop = gg_amd_loop_lds_bytes(&d);
   int64_t epilogue = 2 * (int64_t)d.tile.m * d.tile.n / gg_epilogue_parts(&d);
   return loop > epilogue ? loop : epilogue;

@@ -65,6 +65,7 @@ typedef enum opcode {
   OP_THREAD_ID, OP_BLOCK_ID, OP_BARRIER, OP_RETURN,
   OP_FOR, OP_IF, OP_YIELD,
   OP_BUFFER_LOAD, OP_BUFFER_STORE, OP_MFMA, OP_SCHEDULING_HINT,
+  OP_M_VIEW, OP_FAT_CAST, OP_GATHER_LDS, OP_COUNTER_WAIT, OP_SUBGROUP_FIRST,
 } opcode;
 
 typedef struct sim_op sim_op;
@@ -111,6 +112,17 @@ typedef struct sim {
   int16_t* lds_writer;  // lane of the last write
   int32_t* lds_read_epoch;  // epoch of the last read, -1 never read
   int8_t* lds_reader;       // wave of the reads in that epoch, -1 when several waves read
+  // LDS DMA (amdgpu.gather_to_lds) in flight: the lane whose DMA will write the byte
+  // (plus 1, 0 when none), the byte it carries, and which of its wave's vector memory
+  // instructions it is (the wave's count of buffer loads, stores and DMAs issued in this
+  // workgroup when it was: the hardware's counter counts them all, in order). It lands at
+  // the wave's counter wait that leaves fewer of them in flight than were issued after
+  // it; until then nothing may touch the byte.
+  int16_t* lds_dma_lane;
+  uint8_t* lds_dma_data;
+  int32_t* lds_dma_seq;
+  int32_t vmem_issued[LANES / WAVE];
+  int64_t lds_dma_pending;
   int32_t epoch;
   gg_sim_stats stats;
   gg_status error;
@@ -256,7 +268,21 @@ static const op_entry op_table[] = {
     {"scf.if", OP_IF},                   {"scf.yield", OP_YIELD},
     {"amdgpu.raw_buffer_load", OP_BUFFER_LOAD}, {"amdgpu.raw_buffer_store", OP_BUFFER_STORE},
     {"amdgpu.mfma", OP_MFMA},            {"amdgpu.sched_barrier", OP_SCHEDULING_HINT},
+    {"memref.view", OP_M_VIEW},          {"amdgpu.fat_raw_buffer_cast", OP_FAT_CAST},
+    {"amdgpu.gather_to_lds", OP_GATHER_LDS}, {"amdgpu.memory_counter_wait", OP_COUNTER_WAIT},
+    {"gpu.subgroup_broadcast", OP_SUBGROUP_FIRST},
+    // A barrier without gpu.barrier's fences (LDS DMA kernels wait for their loads
+    // themselves); sim's memory is sequentially consistent, so a fence does nothing.
+    {"rocdl.s.barrier", OP_BARRIER},     {"llvm.fence", OP_SCHEDULING_HINT},
 };
+
+// Bytes of a memref or vector type's element.
+static int element_bytes(MlirType type) {
+  MlirType e = mlirShapedTypeGetElementType(type);
+  if (mlirTypeIsAInteger(e)) return ((int)mlirIntegerTypeGetWidth(e) + 7) / 8;
+  if (mlirTypeIsAFloat(e)) return ((int)mlirFloatTypeGetWidth(e) + 7) / 8;
+  return 0;
+}
 
 static int64_t* dense_i64_list(MlirAttribute a, int* count) {
   *count = 0;
@@ -354,6 +380,41 @@ static int compile_op(sim* s, MlirOperation op, sim_op* out) {
         }
       }
       for (int i = 0; i < 3; ++i) free(parts[i]);
+      break;
+    }
+    case OP_M_VIEW:  // imm = the result's element bytes
+      out->imm = element_bytes(mlirValueGetType(mlirOperationGetResult(op, 0)));
+      if (out->nin != 2 || mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(op, 0))) != 1)
+        fail(s, op, "only 1-D views at a byte shift are simulated");
+      break;
+    case OP_FAT_CAST:  // operands: the memref, and validBytes where given
+      if (out->nin > 2 || mlirAttributeIsNull(mlirOperationGetAttributeByName(op, gg_str("resetOffset"))))
+        fail(s, op, "only fat_raw_buffer_cast with resetOffset is simulated");
+      break;
+    case OP_GATHER_LDS: {  // imm = bytes a lane moves
+      MlirAttribute transfer = mlirOperationGetAttributeByName(op, gg_str("transferType"));
+      MlirType t = mlirTypeAttrGetValue(transfer);
+      int64_t elements = 1;
+      for (intptr_t d = 0; mlirTypeIsAShaped(t) && d < mlirShapedTypeGetRank(t); ++d)
+        elements *= mlirShapedTypeGetDimSize(t, d);
+      out->imm = (int64_t)(mlirTypeIsAShaped(t) ? element_bytes(t) : 4) * elements;
+      if (out->nin != 4) fail(s, op, "only 1-D gather_to_lds is simulated");
+      break;
+    }
+    case OP_COUNTER_WAIT: {  // imm = the loads it leaves in flight, -1 when it waits for none
+      // Only the load counter matters here: sim's LDS accesses and stores complete at once.
+      MlirAttribute load = mlirOperationGetAttributeByName(op, gg_str("load"));
+      out->imm = mlirAttributeIsNull(load) ? -1 : mlirIntegerAttrGetValueInt(load);
+      if (!mlirAttributeIsNull(load) && out->imm < 0) fail(s, op, "a negative load count");
+      break;
+    }
+    case OP_SUBGROUP_FIRST: {
+      gg_text t;
+      gg_text_init(&t);
+      gg_text_attribute(&t, mlirOperationGetAttributeByName(op, gg_str("broadcast_type")));
+      if (out->nin != 1 || !strstr(gg_text_str(&t), "first_active_lane"))
+        fail(s, op, "only subgroup_broadcast first_active_lane is simulated");
+      gg_text_free(&t);
       break;
     }
     case OP_M_COLLAPSE: {
@@ -660,6 +721,12 @@ static int lds_access(sim* s, const sim_op* o, int lane, int64_t byte, int n, in
   for (int i = 0; i < n; ++i) {
     int64_t b = byte + i;
     const int wave = lane / 64;
+    if (s->lds_dma_lane[b]) {
+      fail(s, o->op, "lane %d %s LDS byte %lld, which an LDS DMA of lane %d may still be "
+           "writing (no counter wait since)", lane, write ? "writes" : "reads", (long long)b,
+           s->lds_dma_lane[b] - 1);
+      return 0;
+    }
     if (write) {
       int read_by_other = s->lds_read_epoch[b] == s->epoch && s->lds_reader[b] != wave;
       int written_by_other =
@@ -725,7 +792,12 @@ static void exec_vector_memory(sim* s, const sim_op* o, const uint8_t* mask) {
     int64_t byte = offset_of(m, index, nidx) * m->elem_bytes;
     uint64_t* v = lane_data(s, value_id_, l);
     if (m->is_lds) {
-      if (!lds_access(s, o, l, byte, n * elem_bytes, is_store)) return;
+      if (byte < 0 || byte + n * elem_bytes > m->bytes) {
+        fail(s, o->op, "LDS access [%lld, %lld) outside its allocation of %lld bytes (lane %d)",
+             (long long)byte, (long long)(byte + n * elem_bytes), (long long)m->bytes, l);
+        return;
+      }
+      if (!lds_access(s, o, l, (int64_t)(m->base - s->lds) + byte, n * elem_bytes, is_store)) return;
     } else if (byte < 0 || byte + n * elem_bytes > m->bytes) {
       fail(s, o->op, "global access [%lld, %lld) outside its memref (lane %d)", (long long)byte,
            (long long)(byte + n * elem_bytes), l);
@@ -795,6 +867,11 @@ static void exec_reinterpret(sim* s, const sim_op* o, const uint8_t* mask) {
 // range check counts it differs by chip, so an access whose fate depends on it is refused.
 static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
   int is_store = o->code == OP_BUFFER_STORE;
+  for (int w = 0; w < LANES / WAVE; ++w) {  // each wave that runs it issues one instruction
+    int active = 0;
+    for (int l = w * WAVE; l < (w + 1) * WAVE && !active; ++l) active = mask[l];
+    s->vmem_issued[w] += active;
+  }
   int value_id_ = is_store ? o->in[0] : o->out[0];
   int mem_id = is_store ? o->in[1] : o->in[0];
   int first_index = is_store ? 2 : 1;
@@ -846,6 +923,124 @@ static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
       return;
     }
     move_elements(m->base + byte, v, n, elem_bytes, is_store);
+  }
+}
+
+// memref.view of an LDS allocation (i8) at a byte shift, as another element type.
+static void exec_view(sim* s, const sim_op* o, const uint8_t* mask) {
+  const memref_desc* m = &s->values[o->in[0]].mem;
+  memref_desc r = *m;
+  int64_t shift;
+  if (!uniform_operand(s, o, 1, mask, &shift)) return;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(o->op, 0));
+  int64_t size = mlirShapedTypeGetDimSize(type, 0);
+  r.base = m->base + shift;
+  r.elem_bytes = (int)o->imm;
+  r.rank = 1;
+  r.sizes[0] = size;
+  r.strides[0] = 1;
+  r.bytes = size * o->imm;
+  if (m->elem_bytes != 1 || m->rank != 1 || shift < 0 || shift + r.bytes > m->bytes) {
+    fail(s, o->op, "a view of bytes [%lld, %lld) outside its i8 buffer of %lld bytes",
+         (long long)shift, (long long)(shift + r.bytes), (long long)m->bytes);
+    return;
+  }
+  s->values[o->out[0]].mem = r;
+}
+
+// amdgpu.fat_raw_buffer_cast: the same memory, whose loads read 0 past validBytes where
+// given (the buffer's record count: a raw buffer's bounds).
+static void exec_fat_cast(sim* s, const sim_op* o, const uint8_t* mask) {
+  memref_desc r = s->values[o->in[0]].mem;
+  int64_t valid;
+  if (o->nin == 2) {
+    if (!uniform_operand(s, o, 1, mask, &valid)) return;
+    if (valid < 0) valid = 0;
+    if (valid < r.bytes) r.bytes = valid;
+  }
+  s->values[o->out[0]].mem = r;
+}
+
+// amdgpu.gather_to_lds: lane l of a wave moves imm bytes from its source offset (zero
+// past the buffer's end, as a buffer load reads) to LDS at the wave-uniform destination
+// + l imm. The bytes are in flight until the wave's counter wait (exec_counter_wait).
+static void exec_gather_lds(sim* s, const sim_op* o, const uint8_t* mask) {
+  const memref_desc* src = &s->values[o->in[0]].mem;
+  const memref_desc* dst = &s->values[o->in[2]].mem;
+  int size = (int)o->imm;
+  if (!dst->is_lds) {
+    fail(s, o->op, "gather_to_lds into memory other than LDS");
+    return;
+  }
+  for (int w = 0; w < LANES / WAVE; ++w) {
+    uint8_t wave_mask[LANES] = {0};
+    int active = 0;
+    for (int l = w * WAVE; l < (w + 1) * WAVE; ++l) active += wave_mask[l] = mask[l];
+    if (!active) continue;
+    int32_t seq = ++s->vmem_issued[w];
+    int64_t to;
+    if (!uniform_operand(s, o, 3, wave_mask, &to)) return;
+    int64_t base = (int64_t)(dst->base - s->lds) + to * dst->elem_bytes;
+    for (int l = w * WAVE; l < (w + 1) * WAVE; ++l) {
+      if (!mask[l]) continue;
+      int64_t at = (to * dst->elem_bytes) + (int64_t)(l - w * WAVE) * size;
+      if (at < 0 || at + size > dst->bytes) {
+        fail(s, o->op, "lane %d: an LDS DMA to [%lld, %lld) outside its allocation of %lld bytes",
+             l, (long long)at, (long long)(at + size), (long long)dst->bytes);
+        return;
+      }
+      uint64_t from = (uint64_t)lane_data(s, o->in[1], l)[0] * (uint64_t)src->elem_bytes;
+      int out = from >= (uint64_t)src->bytes;
+      if (!out && from + (uint64_t)size > (uint64_t)src->bytes) {
+        fail(s, o->op, "lane %d: a %d-byte LDS DMA at %llu straddles its buffer's end (%lld bytes)",
+             l, size, (unsigned long long)from, (long long)src->bytes);
+        return;
+      }
+      for (int i = 0; i < size; ++i) {
+        int64_t b = base + (int64_t)(l - w * WAVE) * size + i;
+        if (s->lds_dma_lane[b]) {
+          fail(s, o->op, "lane %d: an LDS DMA to byte %lld, which another DMA still writes",
+               l, (long long)b);
+          return;
+        }
+        s->lds_dma_lane[b] = (int16_t)(l + 1);
+        s->lds_dma_seq[b] = seq;
+        s->lds_dma_data[b] = out ? 0 : src->base[from + (uint64_t)i];
+        s->lds_dma_pending++;
+      }
+    }
+  }
+}
+
+// amdgpu.memory_counter_wait load(N): the LDS DMAs of the waves that wait land, but for
+// those among the N vector memory instructions each issued last, as their lanes' writes
+// at this point (the race checks apply from here). Loads into registers complete at once
+// in sim; they count only here, as the hardware's counter counts them.
+static void exec_counter_wait(sim* s, const sim_op* o, const uint8_t* mask) {
+  if (!s->lds_dma_pending || o->imm < 0) return;
+  int waits[LANES / WAVE] = {0};
+  for (int l = 0; l < LANES; ++l) waits[l / WAVE] |= mask[l];
+  for (int64_t b = 0; b < s->lds_bytes && s->lds_dma_pending; ++b) {
+    int lane = s->lds_dma_lane[b] - 1;
+    if (lane < 0 || !waits[lane / WAVE]) continue;
+    if (s->lds_dma_seq[b] > s->vmem_issued[lane / WAVE] - o->imm) continue;
+    s->lds_dma_lane[b] = 0;
+    s->lds_dma_pending--;
+    if (!lds_access(s, o, lane, b, 1, 1)) return;
+    s->lds[b] = s->lds_dma_data[b];
+  }
+}
+
+// gpu.subgroup_broadcast first_active_lane: each wave's first active lane's value.
+static void exec_subgroup_first(sim* s, const sim_op* o, const uint8_t* mask) {
+  int n = s->values[o->out[0]].type.elems;
+  for (int w = 0; w < LANES / WAVE; ++w) {
+    int first = -1;
+    for (int l = w * WAVE; l < (w + 1) * WAVE && first < 0; ++l)
+      if (mask[l]) first = l;
+    if (first < 0) continue;
+    for (int l = w * WAVE; l < (w + 1) * WAVE; ++l)
+      if (mask[l]) memcpy(lane_data(s, o->out[0], l), lane_data(s, o->in[0], first), (size_t)n * 8);
   }
 }
 
@@ -1108,6 +1303,11 @@ static void exec_op(sim* s, const sim_op* o, const uint8_t* mask, const int* yie
       s->stats.barriers++;
       break;
     case OP_RETURN: break;
+    case OP_M_VIEW: exec_view(s, o, mask); break;
+    case OP_FAT_CAST: exec_fat_cast(s, o, mask); break;
+    case OP_GATHER_LDS: exec_gather_lds(s, o, mask); break;
+    case OP_COUNTER_WAIT: exec_counter_wait(s, o, mask); break;
+    case OP_SUBGROUP_FIRST: exec_subgroup_first(s, o, mask); break;
     case OP_SCHEDULING_HINT: break;  // orders LLVM's scheduling, not the lanes
     case OP_FOR: exec_for(s, o, mask); break;
     case OP_IF: exec_if(s, o, mask); break;
@@ -1161,6 +1361,9 @@ static void sim_free(sim* s) {
   free(s->lds_writer);
   free(s->lds_read_epoch);
   free(s->lds_reader);
+  free(s->lds_dma_lane);
+  free(s->lds_dma_data);
+  free(s->lds_dma_seq);
 }
 
 // Binds a kernel argument to a row-major buffer of the given dims.
@@ -1212,30 +1415,44 @@ static gg_status run_kernel(MlirOperation kernel, const gg_op_desc* desc,
       bind_buffer(&s->values[s->body.args[present++]].mem, workspace, 8, 1, &groups);
     }
   }
-  if (!status && present + 1 != s->body.nargs)
+  // The LDS allocations (workgroup attributions) follow the arguments: one, or three with
+  // LDS DMA (one per buffer). They lie side by side in one array, as LLVM lays them out.
+  int lds_count = s->body.nargs - present;
+  if (!status && (lds_count < 1 || lds_count > 3))
     status = gg_status_make(GG_STATUS_INVALID_ARGUMENT,
-                            "sim: the kernel takes %d arguments and an LDS buffer, expected %d",
-                            s->body.nargs - 1, present);
+                            "sim: the kernel takes %d arguments and LDS allocations, expected %d "
+                            "and one to three", s->body.nargs, present);
   if (!status) {
-    MlirType lds_type = mlirValueGetType(mlirBlockGetArgument(body, present));
-    MlirType element = mlirShapedTypeGetElementType(lds_type);
-    int elem_bytes = mlirTypeIsAInteger(element) ? ((int)mlirIntegerTypeGetWidth(element) + 7) / 8 : 1;
-    int64_t elems = mlirShapedTypeGetDimSize(lds_type, 0);
-    s->lds_bytes = elems * elem_bytes;
+    int64_t sizes[3], elem_sizes[3];
+    s->lds_bytes = 0;
+    for (int i = 0; i < lds_count; ++i) {
+      MlirType lds_type = mlirValueGetType(mlirBlockGetArgument(body, present + i));
+      elem_sizes[i] = element_bytes(lds_type) ? element_bytes(lds_type) : 1;
+      sizes[i] = mlirShapedTypeGetDimSize(lds_type, 0);
+      s->lds_bytes += sizes[i] * elem_sizes[i];
+    }
     s->lds = malloc((size_t)s->lds_bytes);
     s->lds_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_epoch);
     s->lds_writer = malloc((size_t)s->lds_bytes * sizeof *s->lds_writer);
     s->lds_read_epoch = malloc((size_t)s->lds_bytes * sizeof *s->lds_read_epoch);
     s->lds_reader = malloc((size_t)s->lds_bytes * sizeof *s->lds_reader);
-    memref_desc* d = &s->values[s->body.args[present]].mem;
-    bind_buffer(d, s->lds, elem_bytes, 1, &elems);
-    d->is_lds = 1;
+    s->lds_dma_lane = calloc((size_t)s->lds_bytes, sizeof *s->lds_dma_lane);
+    s->lds_dma_data = malloc((size_t)s->lds_bytes);
+    s->lds_dma_seq = malloc((size_t)s->lds_bytes * sizeof *s->lds_dma_seq);
+    int64_t offset = 0;
+    for (int i = 0; i < lds_count && s->lds; ++i) {
+      memref_desc* d = &s->values[s->body.args[present + i]].mem;
+      bind_buffer(d, s->lds + offset, (int)elem_sizes[i], 1, &sizes[i]);
+      d->is_lds = 1;
+      offset += sizes[i] * elem_sizes[i];
+    }
     for (int i = 0; i < s->nvalues && !status; ++i) {
       if (s->values[i].type.kind == K_MEMREF) continue;
       s->values[i].data = calloc((size_t)LANES * (size_t)s->values[i].type.elems, sizeof(uint64_t));
       if (!s->values[i].data) status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     }
-    if (!s->lds || !s->lds_epoch || !s->lds_writer || !s->lds_read_epoch || !s->lds_reader)
+    if (!s->lds || !s->lds_epoch || !s->lds_writer || !s->lds_read_epoch || !s->lds_reader ||
+        !s->lds_dma_lane || !s->lds_dma_data || !s->lds_dma_seq)
       status = gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
 
@@ -1248,7 +1465,11 @@ static gg_status run_kernel(MlirOperation kernel, const gg_op_desc* desc,
         s->epoch = 0;
         memset(s->lds_epoch, 0xFF, (size_t)s->lds_bytes * sizeof *s->lds_epoch);  // -1
         memset(s->lds_read_epoch, 0xFF, (size_t)s->lds_bytes * sizeof *s->lds_read_epoch);
+        memset(s->vmem_issued, 0, sizeof s->vmem_issued);
         exec_block(s, &s->body, full_mask, NULL);
+        if (!s->error && s->lds_dma_pending)
+          fail(s, kernel, "the workgroup ends with %lld bytes of LDS DMA never waited for",
+               (long long)s->lds_dma_pending);
         s->stats.workgroups++;
         status = s->error;
         s->error = GG_OK;

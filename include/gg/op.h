@@ -305,10 +305,22 @@ int gg_amd_scale_products(const gg_op_desc* desc);
 // stages fit beside the workgroups waves_per_eu asks for. The epilogue reuses the memory
 // for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
 // tile would need more than the loop. gg_amd_lds_bytes is what a workgroup allocates.
+//
+// gfx950 loads a plain-B kernel's A and B tiles straight into LDS (LDS DMA, gg_amd_lds_dma:
+// `buffer_load_dwordx4 ... lds`) where three stages fit beside the workgroups
+// waves_per_eu asks for (128x256 and 256x128 at one workgroup a CU), K is a multiple of 16
+// (a DMA cannot mask bytes within a chunk) and K's trip count is static: three buffers,
+// each tile's loads issued two tiles ahead, so that they have a whole tile's MFMAs to land
+// and need no burst at a tile's start. The buffers are three allocations, so that LLVM
+// tells a DMA into one from the reads of another (alias scopes per LDS variable); each
+// holds a stage or the epilogue's band, whichever is larger (gg_amd_lds_buffer_bytes),
+// and the epilogue uses the first.
 int gg_amd_lds_buffers(const gg_op_desc* desc);
+int gg_amd_lds_dma(const gg_op_desc* desc);
 int64_t gg_amd_loop_lds_bytes(const gg_op_desc* desc);
 int gg_epilogue_parts(const gg_op_desc* desc);
 int64_t gg_amd_lds_bytes(const gg_op_desc* desc);
+int64_t gg_amd_lds_buffer_bytes(const gg_op_desc* desc);
 // 65536 on gfx942, 163840 on gfx950, 0 for the host.
 int64_t gg_lds_capacity(gg_target target);
 

@@ -7,6 +7,7 @@
 // RUN: %gg compile --op mm --ranks 2d2d --groups 16,512,128 --N 256 | not %gg-opt -p "gg-tile,gg-resolve-groups,gg-k-loop{mode=unrolled}" 2>&1 | FileCheck %s --check-prefix=REFUSED
 // RUN: not %gg-opt %s -p "gg-k-loop{mode=sideways}" 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 1024 --target gfx950 --emit op | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=AHEAD
+// RUN: %gg compile --op mm --ranks 3d3d --groups 4,4 --N 256 --K 1280 --target gfx950 --scaling blockwise --tile 128x256x128 --wpe 1 --emit op | %gg-opt -p gg-tile,gg-resolve-groups,gg-k-loop | FileCheck %s --check-prefix=THREE
 
 // K = 512, tile_k = 128: four tiles. Tile 0 is loaded before the loop; the loop computes
 // tiles 0 and 1 while prefetching 1 and 2; tile 3 is loaded after it, then 2 and 3 are
@@ -92,3 +93,32 @@
 // AHEAD: %[[M6:.*]] = "gg.mma_tile"(%[[LOOP]]#3, %[[LOOP]]#4, %[[M5]]) {gg.lds_buffer = 0 : i64}
 // AHEAD: "gg.mma_tile"(%[[A7]], %[[B7]], %[[M6]]) {gg.lds_buffer = 1 : i64}
 // AHEAD-NOT: "gg.mma_tile"
+
+// Three LDS buffers (gfx950 blockwise plain B by LDS DMA: gg.lds_buffers = 3, gg.prefetch
+// = 2). K = 1280: ten tiles. Tiles 0, 1 and 2 are loaded (buffers 0, 1, 2) before tile 0
+// computes; the loop takes threes (1, 2, 3) and (4, 5, 6), each tile's mma after the loads
+// of the tile two ahead, so every tile's buffer is the same in every iteration; tile 9 is
+// loaded and 7, 8, 9 are peeled. Every mma but the last says the next tile's loads were
+// issued before it.
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 0 : i64{{.*}}operand = "a"
+// THREE: "gg.load_scales"({{.*}}gg.lds_buffer = 0 : i64
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 1 : i64{{.*}}operand = "a"
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 2 : i64{{.*}}operand = "a"
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 0 : i64, gg.next_loaded = true}
+// THREE: scf.for %{{.*}} = %c128{{[_0-9]*}} to %c896{{[_0-9]*}} step %c384{{[_0-9]*}}
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 0 : i64{{.*}}operand = "a"
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 0 : i64{{.*}}operand = "b"
+// THREE: "gg.load_scales"({{.*}}gg.lds_buffer = 0 : i64
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 1 : i64, gg.next_loaded = true}
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 1 : i64{{.*}}operand = "a"
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 2 : i64, gg.next_loaded = true}
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 2 : i64{{.*}}operand = "a"
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 0 : i64, gg.next_loaded = true}
+// THREE: scf.yield
+// THREE: } {gg.loop = "prefetch"}
+// THREE: "gg.load_tile"({{.*}}gg.lds_buffer = 0 : i64{{.*}}operand = "a"
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 1 : i64, gg.next_loaded = true}
+// THREE-NOT: "gg.load_tile"
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 2 : i64, gg.next_loaded = true}
+// THREE: "gg.mma_scaled_tile"({{.*}}) {gg.lds_buffer = 0 : i64, gg.next_loaded = false}
+// THREE-NOT: "gg.mma_scaled_tile"

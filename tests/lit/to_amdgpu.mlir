@@ -8,6 +8,7 @@
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --emit target | FileCheck %s --check-prefix=CARRY
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --b preshuffled --emit target | FileCheck %s --check-prefix=NOCARRY
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1280 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --emit target | FileCheck %s --check-prefix=DMA
 
 // GFX950: module attributes {gpu.container_module}
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
@@ -92,3 +93,24 @@
 // CARRY: scf.yield %{{.*}} : vector<44x4xf32>,
 // Blockwise with preshuffled B keeps its registers: nothing rides with its accumulators.
 // NOCARRY: scf.for %{{.*}} iter_args({{.*}}) -> (vector<32x4xf32>,
+
+// gfx950 blockwise with plain B loads A and B by LDS DMA into three buffers, each an
+// allocation of its own (a stage: 48 KiB of tiles and 1 KiB of scale products), two tiles
+// ahead. Rows past the group lie past the buffer's valid bytes. A tile waits for its own
+// loads (all but the 14 of the tile after next: 12 DMAs and 2 scale loads), and its barrier
+// is not gpu.barrier, whose release fence would make LLVM wait for every DMA in flight.
+// Carrying the next tile's first fragments, the loop's tiles wait mid-tile, after issuing
+// the 12 DMAs each of the tile after next. The tile before the last issues none.
+// DMA: workgroup(%{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>)
+// DMA: amdgpu.fat_raw_buffer_cast %{{.*}} validBytes(%{{.*}}) resetOffset
+// DMA: amdgpu.gather_to_lds
+// DMA: amdgpu.memory_counter_wait load(14)
+// DMA: rocdl.s.barrier
+// DMA: scf.for %{{.*}} step %c384
+// DMA-COUNT-12: amdgpu.gather_to_lds
+// DMA: amdgpu.memory_counter_wait load(14) ds(0)
+// DMA-NEXT: rocdl.s.barrier
+// DMA-NEXT: llvm.fence syncscope("workgroup") acquire
+// DMA: scf.yield
+// DMA: amdgpu.memory_counter_wait load(0) ds(0)
+// DMA-NEXT: rocdl.s.barrier
