@@ -961,27 +961,32 @@ static int64_t stage_lds_bytes(const gg_op_desc* d) {
   return (d->b_layout == GG_B_PRESHUFFLED ? a : a + b) + scales;
 }
 
-// gfx950 blockwise with plain B loads its tiles straight into LDS where three stages fit
-// beside the workgroups waves_per_eu asks for, K is a multiple of 16 (a DMA moves whole
-// 16-byte chunks), tiles have 64, 128 or 256 rows (a wave's DMA fills 64 rows of a K
-// plane) and the K trip count is a compile-time fact (the buffer of each tile is). Its
-// VGPRs hold the accumulators the scaling adds to, so staging through registers takes
-// copies (gfx950 blockwise 128x256: 9 an iteration, none with DMA, mfma_share 0.80
-// either way); rowwise, staging through registers prices higher in the model (128x256:
-// 0.99 against 0.97: each DMA takes an address add, an M0 move and its wait state).
+// gfx950 blockwise loads A, and plain B, straight into LDS where three stages fit one
+// workgroup a CU (waves_per_eu 1 or the compiler's choice), K is a multiple of 16 (a DMA
+// moves whole 16-byte chunks), tiles have 64, 128 or 256 rows (a wave's DMA fills 64 rows
+// of a K plane) and the K trip count is a compile-time fact (the buffer of each tile is).
+// Its VGPRs hold the accumulators the scaling adds to, so staging through registers
+// takes copies (at 128x256: 9 an iteration with plain B, 7 with preshuffled; none with
+// DMA, mfma_share 0.80 -> 0.81 and 0.75 -> 0.76). Rowwise, staging through registers
+// prices higher in the model (plain 128x256: 0.99 against 0.97: each DMA takes an address
+// add, an M0 move and its wait state), and so does two workgroups a CU (preshuffled
+// 128x128 blockwise at waves_per_eu 2: 0.72 against 0.66). Not past 128 accumulator
+// registers a lane (256x256): they fill the VGPRs either way, and preshuffled 256x256,
+// whose three A stages fit, spilled more with DMA (140 -> 224 bytes of scratch).
 static int lds_dma_fits(const gg_op_desc* d) {
-  int workgroups = d->tile.waves_per_eu > 1 ? d->tile.waves_per_eu : 1;
   int rows_ok = (d->tile.m == 64 || d->tile.m == 128 || d->tile.m == 256) &&
-                (d->tile.n == 64 || d->tile.n == 128 || d->tile.n == 256);
-  return d->target == GG_TARGET_GFX950 && d->b_layout == GG_B_PLAIN &&
-         d->scaling == GG_SCALING_BLOCKWISE && d->k % 16 == 0 && rows_ok &&
-         d->layout != GG_LAYOUT_K_OFFSETS &&
-         3 * stage_lds_bytes(d) * workgroups <= gg_lds_capacity(d->target);
+                (d->b_layout == GG_B_PRESHUFFLED || d->tile.n == 64 || d->tile.n == 128 ||
+                 d->tile.n == 256);
+  return d->target == GG_TARGET_GFX950 && d->scaling == GG_SCALING_BLOCKWISE &&
+         d->k % 16 == 0 && rows_ok && d->layout != GG_LAYOUT_K_OFFSETS &&
+         (int64_t)d->tile.m * d->tile.n <= 256 * 128 && d->tile.waves_per_eu <= 1 &&
+         3 * stage_lds_bytes(d) <= gg_lds_capacity(d->target);
 }
 
 int gg_amd_lds_buffers(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int amd = d.target == GG_TARGET_GFX942 || d.target == GG_TARGET_GFX950;
+  if (lds_dma_fits(&d)) return 3;
   // Preshuffled B stages A alone: two buffers, on AMD where two fit the chip (gfx942's
   // 64 KiB holds two 256x128 A stages but not with their blockwise scales: one buffer then).
   if (d.b_layout == GG_B_PRESHUFFLED)
@@ -989,7 +994,6 @@ int gg_amd_lds_buffers(const gg_op_desc* in) {
   // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
   // a runtime value.
   if (!amd || d.layout == GG_LAYOUT_K_OFFSETS) return 1;
-  if (lds_dma_fits(&d)) return 3;
   // Two buffers, unless they would keep out a workgroup waves_per_eu asks for (gfx942's
   // 64 KiB holds two 128x128x128 stages for one workgroup, or one stage each for two).
   int workgroups = d.tile.waves_per_eu > 1 ? d.tile.waves_per_eu : 1;

@@ -306,15 +306,15 @@ int gg_amd_scale_products(const gg_op_desc* desc);
 // for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
 // tile would need more than the loop. gg_amd_lds_bytes is what a workgroup allocates.
 //
-// gfx950 loads a plain-B kernel's A and B tiles straight into LDS (LDS DMA, gg_amd_lds_dma:
-// `buffer_load_dwordx4 ... lds`) where three stages fit beside the workgroups
-// waves_per_eu asks for (128x256 and 256x128 at one workgroup a CU), K is a multiple of 16
-// (a DMA cannot mask bytes within a chunk) and K's trip count is static: three buffers,
-// each tile's loads issued two tiles ahead, so that they have a whole tile's MFMAs to land
-// and need no burst at a tile's start. The buffers are three allocations, so that LLVM
-// tells a DMA into one from the reads of another (alias scopes per LDS variable); each
-// holds a stage or the epilogue's band, whichever is larger (gg_amd_lds_buffer_bytes),
-// and the epilogue uses the first.
+// gfx950 blockwise kernels load A, and plain B, straight into LDS (LDS DMA,
+// gg_amd_lds_dma: `buffer_load_dwordx4 ... lds`) where three stages fit one workgroup a CU
+// (256x128 and 128x256 at waves_per_eu 1), K is a multiple of 16 (a DMA cannot mask bytes
+// within a chunk) and K's trip count is static: three buffers, each tile's loads issued
+// two tiles ahead, so that they have a whole tile's MFMAs to land and need no burst at a
+// tile's start. The buffers are three allocations, so that LLVM tells a DMA into one from
+// the reads of another (alias scopes per LDS variable); each holds a stage or the
+// epilogue's band, whichever is larger (gg_amd_lds_buffer_bytes), and the epilogue uses
+// the first.
 int gg_amd_lds_buffers(const gg_op_desc* desc);
 int gg_amd_lds_dma(const gg_op_desc* desc);
 int64_t gg_amd_loop_lds_bytes(const gg_op_desc* desc);
