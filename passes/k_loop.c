@@ -19,10 +19,10 @@
 // staged while the previous one computes. Three buffers (gg.lds_buffers = 3, gfx950's LDS
 // DMA) take gg.prefetch = 2: tile t's loads and mma are tagged with buffer t % 3, the
 // rolled loop steps by threes, and each mma says whether the next tile's loads were issued
-// before it (gg.next_loaded), which is what its wait for its own loads may leave in flight. A loop of one LDS buffer whose preshuffled B
-// goes straight into registers steps by pairs too (untagged), while its accumulator is at
-// most 256x128: each tile's B then lands in registers no longer read, with no back-edge
-// copies.
+// before it (gg.next_loaded), which is what its wait for its own loads may leave in
+// flight. A loop of one LDS buffer whose preshuffled B goes straight into registers steps
+// by pairs too (untagged), while its accumulator is at most 256x128: each tile's B then
+// lands in registers no longer read, with no back-edge copies.
 //
 // Both forms add the tiles into the accumulator in the same order, so results are
 // bit-identical. mode=auto follows each loop's attribute.
@@ -72,8 +72,7 @@ typedef struct k_loop {
   int load_count;        // mma operands other than the accumulator
   MlirValue loads[4];    // in mma operand order, excluding acc (operand 2)
   int load_positions[4];
-  bool pingpong;         // the mmas rotate through LDS buffers (gg.lds_buffers = 2 or 3)
-  int buffers;           // how many (1 without pingpong)
+  int buffers;           // the LDS buffers the mmas rotate through (gg.lds_buffers: 1 to 3)
   // One LDS buffer, but preshuffled B loaded straight into registers: the rolled loop steps
   // by pairs of tiles all the same, so that each tile's B lands in the registers the tile
   // before last read and nothing is copied at the back edge (gfx942 blockwise 256x128: 8
@@ -116,10 +115,12 @@ static bool analyze(MlirOperation loop, k_loop* k) {
     }
     char operand[32];
     if (gg_op_is(op, GG_OP_LOAD_TILE) && gg_attr_string(op, "operand", operand, sizeof operand) &&
-        !strcmp(operand, "b_preshuffled"))
-      k->pairs = k->pingpong = true;  // without gg.lds_buffers: B alternates A's buffers
+        !strcmp(operand, "b_preshuffled")) {
+      k->pairs = true;
+      k->buffers = 2;  // without gg.lds_buffers: B alternates A's buffers
+    }
   }
-  int64_t buffers = k->pingpong ? 2 : 1, prefetch = 1;
+  int64_t buffers = k->buffers ? k->buffers : 1, prefetch = 1;
   gg_attr_int(loop, "gg.lds_buffers", &buffers);
   gg_attr_int(loop, "gg.prefetch", &prefetch);
   if (buffers < 1 || buffers > 3 || (prefetch != 1 && prefetch != 2) ||
@@ -131,7 +132,6 @@ static bool analyze(MlirOperation loop, k_loop* k) {
   }
   int64_t accs = accumulator_elements(k->init);
   k->pairs = k->pairs && buffers == 1 && accs > 0 && accs <= GG_PAIRED_ACC_ELEMENTS;
-  k->pingpong = buffers >= 2;
   k->buffers = (int)buffers;
   k->prefetch = (int)prefetch;
   if (mmas != 1) {
@@ -156,8 +156,11 @@ static bool analyze(MlirOperation loop, k_loop* k) {
   return true;
 }
 
+// Whether the mmas alternate between LDS buffers (ping-pong), each tagged with its own.
+static bool pingpong(const k_loop* k) { return k->buffers >= 2; }
+
 static void tag_lds_buffer(const k_loop* k, MlirOperation op, int64_t tile) {
-  if (!k->pingpong) return;
+  if (!pingpong(k)) return;
   MlirContext ctx = mlirOperationGetContext(op);
   mlirOperationSetDiscardableAttributeByName(op, gg_str("gg.lds_buffer"),
                                              mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), tile % k->buffers));
@@ -420,10 +423,10 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
     }
     if (k.prefetch == 2) {
       if (!emit_ahead(&k, lb, step, trips, mode != MODE_UNROLLED, &acc)) return false;
-    } else if (mode == MODE_UNROLLED || trips <= (k.pingpong || k.pairs ? 2 : 1)) {
+    } else if (mode == MODE_UNROLLED || trips <= (pingpong(&k) || k.pairs ? 2 : 1)) {
       for (int64_t t = 0; t < trips; ++t)
         if (!emit_step(&k, lb + t * step, t, &acc, loop)) return false;
-    } else if (k.pingpong || k.pairs) {
+    } else if (pingpong(&k) || k.pairs) {
       if (!emit_pair_rolled(&k, lb, step, trips, &acc)) return false;
     } else {
       MlirValue k0, loop_ub, tiles0[4], results[5], k_last, last[4];
@@ -439,7 +442,7 @@ static bool transform(MlirOperation loop, k_loop_mode mode) {
       acc = emit_mma(&k, last, acc, trips - 1, false, loop);
     }
   } else {
-    if (k.pingpong) {
+    if (pingpong(&k)) {
       gg_emit_error(loop, "gg-k-loop: alternating LDS buffers (preshuffled B) need a static K "
                           "trip count");
       return false;

@@ -97,8 +97,8 @@ typedef struct kernel_shape {
   gg_op_desc desc;
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue wave;    // with dma: the thread's wave, wave-uniform (gpu.subgroup_broadcast)
-  MlirValue lds;     // the workgroup's LDS, memref<Nxi8, workgroup> (with dma: buffer 0)
-  MlirValue lds_buffer[3];  // with dma: each buffer's allocation (the first is lds)
+  MlirValue lds[3];  // the workgroup's LDS allocations, memref<Nxi8, workgroup>: one, or
+                     // with dma one per buffer (the epilogue uses the first)
   char lds_type[96];
 } kernel_shape;
 
@@ -689,7 +689,7 @@ static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a
   const char* f8s = gg_text_str(&load.f8);
   int64_t buffer = 0;
   gg_attr_int(op, "gg.lds_buffer", &buffer);
-  long long lds_bytes = mlirShapedTypeGetDimSize(mlirValueGetType(k->lds), 0);
+  long long lds_bytes = mlirShapedTypeGetDimSize(mlirValueGetType(k->lds[0]), 0);
   char fat[160], lds_f8[160];
   snprintf(fat, sizeof fat, "memref<?x%s, #amdgpu.address_space<fat_raw_buffer>>", f8s);
   snprintf(lds_f8, sizeof lds_f8, "memref<%lldx%s, #gpu.address_space<workgroup>>", lds_bytes, f8s);
@@ -776,7 +776,7 @@ static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a
   MlirValue args[9] = {src};
   for (int i = 1; i < 6; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[6] = k->tid;
-  args[7] = k->lds_buffer[buffer];
+  args[7] = k->lds[buffer];
   args[8] = k->wave;
   gg_tile_replace(l, op, &t, args, 9);
   gg_text_free(&t);
@@ -1016,6 +1016,12 @@ static bool stage_may_pass(MlirOperation op) {
   return false;
 }
 
+// A global load whose issue the stream places (gg.load tells its kind): into registers,
+// or straight into LDS.
+static bool is_global_load(MlirOperation op) {
+  return gg_op_is(op, "amdgpu.raw_buffer_load") || gg_op_is(op, "amdgpu.gather_to_lds");
+}
+
 // The ops between the previous tile's MFMAs (or the start of the block) and `mma` that
 // none of `needed` depends on: the loads of a later tile, which go where the mma's stream
 // marks (gg.loads_here), after the staging whose registers they take. In order. With
@@ -1039,8 +1045,7 @@ static void collect_movable(MlirOperation mma, const MlirValue* needed, int need
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op) && !keep[i]; ++r)
       keep[i] = gg_value_map_has(&need, mlirOperationGetResult(op, r));
     int64_t into = -1;
-    if ((gg_op_is(op, "amdgpu.gather_to_lds") || gg_op_is(op, "amdgpu.raw_buffer_load")) &&
-        gg_attr_int(op, "gg.lds_buffer", &into))
+    if (is_global_load(op) && gg_attr_int(op, "gg.lds_buffer", &into))
       keep[i] = keep[i] || into != buffer;
     if (!keep[i]) continue;
     for (intptr_t o = 0; o < mlirOperationGetNumOperands(op); ++o) {
@@ -1117,7 +1122,7 @@ static void move_to_markers(MlirOperation mma, const gg_op_list* ops, bool late)
           break;
         }
     }
-    if (gg_op_is(op, "amdgpu.raw_buffer_load") || gg_op_is(op, "amdgpu.gather_to_lds")) {
+    if (is_global_load(op)) {
       char kind[16];
       string_attr(op, "gg.load", kind, sizeof kind);
       size_t k = 0;
@@ -1129,7 +1134,7 @@ static void move_to_markers(MlirOperation mma, const gg_op_list* ops, bool late)
   }
   for (size_t i = ops->count; late && target && i-- > 0;) {
     MlirOperation op = ops->ops[i];
-    if (gg_op_is(op, "amdgpu.raw_buffer_load") || gg_op_is(op, "amdgpu.gather_to_lds")) continue;
+    if (is_global_load(op)) continue;
     int latest = -1;  // the earliest marker of the ops that use it (later in the list)
     for (size_t j = i + 1; j < ops->count; ++j)
       for (intptr_t o = 0; o < mlirOperationGetNumOperands(ops->ops[j]); ++o) {
@@ -1269,6 +1274,18 @@ static int carried_index(const gg_stream_item* carried, int ncarried, const gg_s
   return -1;
 }
 
+// With dma: a workgroup barrier after `wait`, the operands of the memory_counter_wait in
+// front of it (this wave's LDS writes, and its loads but those it may leave in flight).
+// Not gpu.barrier: its release fence makes LLVM wait for every LDS DMA in flight
+// (vmcnt(0)), the next tile's too; the acquire fence keeps LDS accesses on their side.
+static void emit_dma_barrier(gg_text* t, const char* wait) {
+  gg_text_printf(t,
+                 "  amdgpu.memory_counter_wait %s\n"
+                 "  rocdl.s.barrier\n"
+                 "  llvm.fence syncscope(\"workgroup\") acquire\n",
+                 wait);
+}
+
 // Emits one stream item (amdgpu_stream.h) of the tile in LDS buffer `buffer`; `carried`
 // lists the fragments that ride in the accumulator (rows_in: the rows of %acc_in).
 static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* it, int buffer,
@@ -1307,6 +1324,7 @@ static void emit_item(gg_text* t, const kernel_shape* k, const gg_stream_item* i
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none>\n");
       break;
     case GG_STREAM_LOADS:  // after LDS write `step`: the load that takes its registers
+      if (k->dma) break;   // (with dma the loads have markers of their own)
       gg_text_printf(t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"%s\"}\n",
                      stage_write_kind(k, it->step));
       break;
@@ -1424,7 +1442,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   args[1] = gg_tile_lookup(l, mlirOperationGetOperand(op, 1), op);
   args[2] = gg_tile_lookup(l, mlirOperationGetOperand(op, 2), op);
   args[3] = k->tid;
-  args[4] = k->dma ? k->lds_buffer[parity] : k->lds;
+  args[4] = k->lds[k->dma ? parity : 0];
   int argc = 5;
   if (scaled) {
     args[argc++] = gg_tile_lookup(l, mlirOperationGetOperand(op, 3), op);
@@ -1495,7 +1513,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
     args[argc++] = next[2];
     args[argc++] = next[3];
   }
-  if (k->dma && shape.carry_out) args[argc++] = k->lds_buffer[(parity + 1) % 3];
+  if (k->dma && shape.carry_out) args[argc++] = k->lds[(parity + 1) % 3];
   // The later tiles' loads in front of this mma that go into its stream (with dma the
   // tile after next's: collected here, so that its waits can count them).
   MlirValue needed[sizeof args / sizeof args[0] + 5];  // the template arguments and the op's operands
@@ -1547,22 +1565,15 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   // With dma the tile's A and B are in LDS once this wave's loads have landed (the wait,
   // which leaves the next tile's in flight: issued after this tile's, they land after
   // them; and before the scales' LDS writes, which LLVM would otherwise make wait for
-  // every DMA into this allocation) and every wave's have (the barrier). Not gpu.barrier:
-  // its release fence makes LLVM wait for every LDS DMA in flight (vmcnt(0)), the next
-  // tile's too; the acquire fence keeps LDS accesses on their side of the barrier. A tile
-  // whose first fragments the previous one read needs neither: that one's barrier did it.
+  // every DMA into this allocation) and every wave's have (the barrier). A tile whose
+  // first fragments the previous one read needs neither: that one's barrier did it.
   if (own_staging && !(k->dma && shape.carry_in)) {
     if (k->dma)
       gg_text_printf(&t, "  amdgpu.memory_counter_wait load(%lld)\n", next_loaded ? group_loads : 0);
     for (long long w = k->dma ? tile_writes(k) : 0; w < stage_writes(k); ++w)
       emit_stage_write(&t, k, "", buffer, w, "%lds");
-    if (k->dma)
-      gg_text_printf(&t,
-                     "  amdgpu.memory_counter_wait ds(0)\n"
-                     "  rocdl.s.barrier\n"
-                     "  llvm.fence syncscope(\"workgroup\") acquire\n");
-    else
-      gg_text_printf(&t, "  gpu.barrier\n");
+    if (k->dma) emit_dma_barrier(&t, "ds(0)");
+    else gg_text_printf(&t, "  gpu.barrier\n");
   }
   // Without staging in the stream, the next tile's loads follow this tile's staging (they
   // reuse its registers) and stay ahead of every MFMA. A fence opens the stream either
@@ -1617,17 +1628,14 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
       }
       ++mfma_seen;
     }
-    if (items[i].kind == GG_STREAM_LOADS && k->dma) continue;  // the DMAs have their markers
     if (items[i].kind == GG_STREAM_BARRIER && k->dma) {
       // The next tile's DMAs have landed once only this tile's loads (of the tile after
       // next) may still be in flight; the barrier publishes them and frees this tile's
       // buffer.
-      gg_text_printf(&t,
-                     "  amdgpu.sched_barrier allow = <none>\n"
-                     "  amdgpu.memory_counter_wait load(%lld) ds(0)\n"
-                     "  rocdl.s.barrier\n"
-                     "  llvm.fence syncscope(\"workgroup\") acquire\n",
-                     moved_loads);
+      char wait[48];
+      snprintf(wait, sizeof wait, "load(%lld) ds(0)", moved_loads);
+      gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none>\n");
+      emit_dma_barrier(&t, wait);
       continue;
     }
     emit_item(&t, k, &items[i], buffer, scaled, steps_per_block, &version, frag, carried,
@@ -1905,7 +1913,7 @@ static bool lower_epilogue(gg_tile_lowering* l, MlirOperation op) {
   args[3] = sb;
   for (int i = 4; i < 11; ++i) args[i] = mlirOperationGetOperand(op, i);
   args[11] = k->tid;
-  args[12] = k->lds;
+  args[12] = k->lds[0];
   gg_tile_replace(l, op, &t, args, 13);
   gg_text_free(&t);
   return l->ok;
@@ -2160,9 +2168,8 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
        op = mlirOperationGetNextInBlock(op))
     if (gg_op_is(op, "gpu.subgroup_broadcast")) k.wave = mlirOperationGetResult(op, 0);
   // Workgroup attributions follow the arguments (and the workspace).
-  k.lds = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0));
   for (int i = 0; i < (k.dma ? 3 : 1); ++i)
-    k.lds_buffer[i] = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0) + i);
+    k.lds[i] = mlirBlockGetArgument(body, argc + (has_ends ? 1 : 0) + i);
   if (has_ends) {
     gg_op_list list = {0};
     gg_collect_ops(func, GG_OP_GROUP_ENDS, &list);

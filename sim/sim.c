@@ -861,17 +861,21 @@ static void exec_reinterpret(sim* s, const sim_op* o, const uint8_t* mask) {
   s->values[o->out[0]].mem = r;
 }
 
+// The lanes of wave w that run an op.
+static int wave_lanes(const uint8_t* mask, int w) {
+  int active = 0;
+  for (int l = w * WAVE; l < (w + 1) * WAVE; ++l) active += mask[l];
+  return active;
+}
+
 // Buffer loads and stores: the offset is a 32-bit byte count; past num_records a load reads
 // zero and a store is dropped. A partly out-of-range access is chip-dependent: refused. An
 // sgprOffset (soffset, uniform: it lives in a scalar register) moves the access; whether the
 // range check counts it differs by chip, so an access whose fate depends on it is refused.
 static void exec_buffer(sim* s, const sim_op* o, const uint8_t* mask) {
   int is_store = o->code == OP_BUFFER_STORE;
-  for (int w = 0; w < LANES / WAVE; ++w) {  // each wave that runs it issues one instruction
-    int active = 0;
-    for (int l = w * WAVE; l < (w + 1) * WAVE && !active; ++l) active = mask[l];
-    s->vmem_issued[w] += active;
-  }
+  for (int w = 0; w < LANES / WAVE; ++w)  // each wave that runs it issues one instruction
+    s->vmem_issued[w] += wave_lanes(mask, w) > 0;
   int value_id_ = is_store ? o->in[0] : o->out[0];
   int mem_id = is_store ? o->in[1] : o->in[0];
   int first_index = is_store ? 2 : 1;
@@ -973,10 +977,9 @@ static void exec_gather_lds(sim* s, const sim_op* o, const uint8_t* mask) {
     return;
   }
   for (int w = 0; w < LANES / WAVE; ++w) {
+    if (!wave_lanes(mask, w)) continue;
     uint8_t wave_mask[LANES] = {0};
-    int active = 0;
-    for (int l = w * WAVE; l < (w + 1) * WAVE; ++l) active += wave_mask[l] = mask[l];
-    if (!active) continue;
+    memcpy(wave_mask + w * WAVE, mask + w * WAVE, WAVE);
     int32_t seq = ++s->vmem_issued[w];
     int64_t to;
     if (!uniform_operand(s, o, 3, wave_mask, &to)) return;
@@ -1018,8 +1021,8 @@ static void exec_gather_lds(sim* s, const sim_op* o, const uint8_t* mask) {
 // in sim; they count only here, as the hardware's counter counts them.
 static void exec_counter_wait(sim* s, const sim_op* o, const uint8_t* mask) {
   if (!s->lds_dma_pending || o->imm < 0) return;
-  int waits[LANES / WAVE] = {0};
-  for (int l = 0; l < LANES; ++l) waits[l / WAVE] |= mask[l];
+  int waits[LANES / WAVE];
+  for (int w = 0; w < LANES / WAVE; ++w) waits[w] = wave_lanes(mask, w) > 0;
   for (int64_t b = 0; b < s->lds_bytes && s->lds_dma_pending; ++b) {
     int lane = s->lds_dma_lane[b] - 1;
     if (lane < 0 || !waits[lane / WAVE]) continue;
@@ -1051,8 +1054,7 @@ static void exec_mfma(sim* s, const sim_op* o, const uint8_t* mask) {
   const stype* ta = &s->values[o->in[0]].type;
   int per_lane = ta->elems;
   for (int w = 0; w < LANES / WAVE; ++w) {
-    int active = 0;
-    for (int l = 0; l < WAVE; ++l) active += mask[w * WAVE + l];
+    int active = wave_lanes(mask, w);
     if (active == 0) continue;
     if (active != WAVE) {
       fail(s, o->op, "an MFMA in wave %d runs with %d of its 64 lanes", w, active);
