@@ -129,6 +129,7 @@ sanitizers() {
     sanitize $tool --op stacked --groups 600,1,300,0,500 --N 2048 --K 128 --accum fast --tile 128x128x128
     sanitize $tool --op mm --ranks 2d3d --groups 1,0,0,5 --N 4096 --K 2112 --accum fast --split-k 3
     sanitize $tool --op stacked --groups 1,0,3,0,17,70 --N 1536 --K 2048 --accum fast --tile 128x256x128 --split-k 4
+    sanitize $tool --op stacked --groups 600,1,300,0,500 --N 1600 --K 1024 --accum promoted --tile 128x192x128 --split-k 2
     sanitize $tool --op stacked --groups 0,1,130,257,64 --N 512 --K 704 --accum fast --tile 256x256x128
     sanitize $tool --op mm --ranks 2d3d --groups 0,1,130,257,64 --N 256 --K 640 --scaling blockwise --tile 256x128x128
   done
