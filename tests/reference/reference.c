@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/parallel.h"
 #include "tests/reference/numerics.h"
 
 typedef struct reference {
@@ -19,6 +20,10 @@ typedef struct reference {
   int promoted;  // sm_90a: each 128-wide K tile starts a fresh wgmma sum
   uint16_t* out;
   double* bound;
+  double decode[256];  // the FP8 format's values: one load a byte, not a call
+  // Packed layouts: group g owns [ends[g - 1], ends[g]) of the grouped axis (ends[-1] = 0),
+  // rows of A (sizes, offsets) or columns (n_offsets).
+  int64_t* ends;
 } reference;
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -53,8 +58,7 @@ static double dot(const reference* r, const uint8_t* a_row, const uint8_t* b_row
                   int64_t k1, double* abs_sum) {
   double sum = 0.0, abs = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
-    double product = (double)gg_fp8_decode(r->p->desc.fp8, a_row[k]) *
-                     (double)gg_fp8_decode(r->p->desc.fp8, b_row[k]);
+    double product = r->decode[a_row[k]] * r->decode[b_row[k]];
     sum += product;
     abs += fabs(product);
   }
@@ -77,8 +81,7 @@ static double accumulation_error(const reference* r, const uint8_t* a_row, const
     if (r->promoted && step % 128 == 0) running = 0.0;
     double largest = 0.0, step_sum = 0.0;
     for (int64_t k = step > k0 ? step : k0; k < step + 32 && k < k1; ++k) {
-      double product = fabs((double)gg_fp8_decode(r->p->desc.fp8, a_row[k]) *
-                            (double)gg_fp8_decode(r->p->desc.fp8, b_row[k]));
+      double product = fabs(r->decode[a_row[k]] * r->decode[b_row[k]]);
       if (product > largest) largest = product;
       step_sum += product;
     }
@@ -112,77 +115,97 @@ static void element(const reference* r, const uint8_t* a_row, const uint8_t* b_r
   if (r->bound) r->bound[out_index] = bound;
 }
 
-// Stacked (sizes) and 2D-3D (offsets): group g owns rows [s, e) of A and of the output.
-static void run_packed_m(const reference* r, int counts) {
-  for (int64_t g = 0, e = 0; g < r->g; ++g) {
-    int64_t s = e;
-    e = next_group_end(r->p, g, counts, s, r->m);
-    for (int64_t row = s; row < e; ++row)
-      for (int64_t n = 0; n < r->n; ++n) {
-        const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
-        if (r->blockwise)  // per-group block of x_scale: [K/128, M_g] at s K/128
-          element(r, r->a + row * r->k, b_row, 0, r->k, s * r->kb + (row - s), e - s,
-                  g * r->kb * r->nb + n / 128, r->nb, row * r->n + n);
-        else
-          element(r, r->a + row * r->k, b_row, 0, r->k, row, 0, g * r->n + n, 0, row * r->n + n);
-      }
+// Each layout's output, one row of A (and its group) at a time: rows are independent, so
+// gg_reference_run hands them out over the machine's cores (each element is the same sum
+// in the same order whichever thread computes it).
+
+// The group owning index i of a packed axis: the first whose end lies past i.
+static int64_t owner(const reference* r, int64_t i) {
+  int64_t lo = 0, hi = r->g - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (r->ends[mid] > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// Stacked (sizes) and 2D-3D (offsets): group g owns rows [s, e) of A and of the output;
+// row i of [0, the last group's end).
+static void packed_m_row(void* user, size_t i) {
+  const reference* r = user;
+  int64_t row = (int64_t)i, g = owner(r, row), s = g > 0 ? r->ends[g - 1] : 0, e = r->ends[g];
+  for (int64_t n = 0; n < r->n; ++n) {
+    const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
+    if (r->blockwise)  // per-group block of x_scale: [K/128, M_g] at s K/128
+      element(r, r->a + row * r->k, b_row, 0, r->k, s * r->kb + (row - s), e - s,
+              g * r->kb * r->nb + n / 128, r->nb, row * r->n + n);
+    else
+      element(r, r->a + row * r->k, b_row, 0, r->k, row, 0, g * r->n + n, 0, row * r->n + n);
   }
 }
 
-// Dynamic (padded) and 3D-3D (batched): a slab of M rows per group, the first `valid`.
-static void run_slabs(const reference* r, int padded) {
-  for (int64_t g = 0; g < r->g; ++g) {
-    int64_t valid = padded ? clamp64(meta_at(r->p, g), 0, r->m) : r->m;
-    for (int64_t row = 0; row < r->m; ++row)
-      for (int64_t n = 0; n < r->n; ++n) {
-        int64_t o = (g * r->m + row) * r->n + n;
-        if (row >= valid) {
-          if (r->p->zeroing) r->out[o] = 0;
-          continue;
-        }
-        const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
-        const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
-        if (r->blockwise)
-          element(r, a_row, b_row, 0, r->k, g * r->kb * r->m + row, r->m,
-                  g * r->kb * r->nb + n / 128, r->nb, o);
-        else
-          element(r, a_row, b_row, 0, r->k, g * r->m + row, 0, g * r->n + n, 0, o);
-      }
+// Dynamic (padded) and 3D-3D (batched): a slab of M rows per group, the first `valid`;
+// row i is row i % M of slab i / M.
+static void slab_row(const reference* r, size_t i, int padded) {
+  int64_t g = (int64_t)i / r->m, row = (int64_t)i % r->m;
+  int64_t valid = padded ? clamp64(meta_at(r->p, g), 0, r->m) : r->m;
+  for (int64_t n = 0; n < r->n; ++n) {
+    int64_t o = (g * r->m + row) * r->n + n;
+    if (row >= valid) {
+      if (r->p->zeroing) r->out[o] = 0;
+      continue;
+    }
+    const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
+    const uint8_t* b_row = r->b + (g * r->n + n) * r->k;
+    if (r->blockwise)
+      element(r, a_row, b_row, 0, r->k, g * r->kb * r->m + row, r->m,
+              g * r->kb * r->nb + n / 128, r->nb, o);
+    else
+      element(r, a_row, b_row, 0, r->k, g * r->m + row, 0, g * r->n + n, 0, o);
+  }
+}
+static void padded_row(void* user, size_t i) { slab_row(user, i, 1); }
+static void batched_row(void* user, size_t i) { slab_row(user, i, 0); }
+
+// 3D-2D (n_offsets): group g owns output columns [s, e) and rows [s, e) of B; row i is
+// row i % M of group i / M.
+static void split_n_row(void* user, size_t i) {
+  const reference* r = user;
+  int64_t g = (int64_t)i / r->m, row = (int64_t)i % r->m;
+  int64_t s = g > 0 ? r->ends[g - 1] : 0, e = r->ends[g];
+  const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
+  for (int64_t c = s; c < e; ++c) {
+    if (r->blockwise)
+      element(r, a_row, r->b + c * r->k, 0, r->k, g * r->kb * r->m + row, r->m, c / 128, r->nb,
+              row * r->n + c);
+    else
+      element(r, a_row, r->b + c * r->k, 0, r->k, g * r->m + row, 0, c, 0, row * r->n + c);
   }
 }
 
-// 3D-2D (n_offsets): group g owns output columns [s, e) and rows [s, e) of B.
-static void run_split_n(const reference* r) {
-  for (int64_t g = 0, e = 0; g < r->g; ++g) {
-    int64_t s = e;
-    e = next_group_end(r->p, g, 0, s, r->n);
-    for (int64_t row = 0; row < r->m; ++row)
-      for (int64_t c = s; c < e; ++c) {
-        const uint8_t* a_row = r->a + (g * r->m + row) * r->k;
-        if (r->blockwise)
-          element(r, a_row, r->b + c * r->k, 0, r->k, g * r->kb * r->m + row, r->m, c / 128,
-                  r->nb, row * r->n + c);
-        else
-          element(r, a_row, r->b + c * r->k, 0, r->k, g * r->m + row, 0, c, 0, row * r->n + c);
-      }
+// 2D-2D (k_offsets): group g sums over K range [s, e) into its own output slab; row i is
+// row i % M of group i / M.
+static void split_k_row(void* user, size_t i) {
+  const reference* r = user;
+  int64_t g = (int64_t)i / r->m, row = (int64_t)i % r->m, s, e;
+  k_range(r->p, g, r->k, &s, &e);
+  for (int64_t n = 0; n < r->n; ++n) {
+    int64_t o = (g * r->m + row) * r->n + n;
+    if (r->blockwise)
+      element(r, r->a + row * r->k, r->b + n * r->k, s, e, row, r->m, n / 128, r->nb, o);
+    else
+      element(r, r->a + row * r->k, r->b + n * r->k, s, e, g * r->m + row, 0, g * r->n + n, 0,
+              o);
   }
 }
 
-// 2D-2D (k_offsets): group g sums over K range [s, e) into its own output slab.
-static void run_split_k(const reference* r) {
-  for (int64_t g = 0; g < r->g; ++g) {
-    int64_t s, e;
-    k_range(r->p, g, r->k, &s, &e);
-    for (int64_t row = 0; row < r->m; ++row)
-      for (int64_t n = 0; n < r->n; ++n) {
-        int64_t o = (g * r->m + row) * r->n + n;
-        if (r->blockwise)
-          element(r, r->a + row * r->k, r->b + n * r->k, s, e, row, r->m, n / 128, r->nb, o);
-        else
-          element(r, r->a + row * r->k, r->b + n * r->k, s, e, g * r->m + row, 0, g * r->n + n,
-                  0, o);
-      }
-  }
+// The packed layouts' group ends along an axis of `total` (NULL when out of memory).
+static int64_t* group_ends(const reference* r, int counts, int64_t total) {
+  int64_t* ends = malloc((size_t)r->g * sizeof *ends);
+  if (!ends) return NULL;
+  for (int64_t g = 0, e = 0; g < r->g; ++g) ends[g] = e = next_group_end(r->p, g, counts, e, total);
+  return ends;
 }
 
 // Preshuffled B back in row-major [rows, k] order, element by element from the spec's
@@ -220,22 +243,36 @@ void gg_reference_run(const gg_problem* p, uint16_t* out, double* bound) {
                  p->desc.target == GG_TARGET_SM90A,
                  p->desc.accum == GG_ACCUM_PROMOTED || p->desc.scaling == GG_SCALING_BLOCKWISE,
                  out,
-                 bound};
+                 bound,
+                 {0},
+                 NULL};
+  for (int byte = 0; byte < 256; ++byte) r.decode[byte] = gg_fp8_decode(p->desc.fp8, (uint8_t)byte);
   int64_t count = gg_operand_shape_numel(&p->shapes[GG_OPERAND_OUT]);
   if (bound) memset(bound, 0, (size_t)count * sizeof *bound);
   // Nothing to launch: the output is zero-filled (docs/semantics.md).
   if (r.m == 0 || r.n == 0 || r.k == 0 || r.g == 0) {
     memset(out, 0, (size_t)count * sizeof *out);
   } else {
+    int packed_m = p->desc.layout == GG_LAYOUT_SIZES || p->desc.layout == GG_LAYOUT_OFFSETS;
+    int64_t rows = r.g * r.m;
+    void (*row)(void*, size_t) = NULL;
     switch (p->desc.layout) {
-      case GG_LAYOUT_SIZES: run_packed_m(&r, 1); break;
-      case GG_LAYOUT_OFFSETS: run_packed_m(&r, 0); break;
-      case GG_LAYOUT_PADDED: run_slabs(&r, 1); break;
-      case GG_LAYOUT_BATCHED: run_slabs(&r, 0); break;
-      case GG_LAYOUT_N_OFFSETS: run_split_n(&r); break;
-      case GG_LAYOUT_K_OFFSETS: run_split_k(&r); break;
+      case GG_LAYOUT_SIZES:
+      case GG_LAYOUT_OFFSETS: row = packed_m_row; break;
+      case GG_LAYOUT_PADDED: row = padded_row; break;
+      case GG_LAYOUT_BATCHED: row = batched_row; break;
+      case GG_LAYOUT_N_OFFSETS: row = split_n_row; break;
+      case GG_LAYOUT_K_OFFSETS: row = split_k_row; break;
       default: break;
     }
+    if (packed_m || p->desc.layout == GG_LAYOUT_N_OFFSETS) {
+      r.ends = group_ends(&r, p->desc.layout == GG_LAYOUT_SIZES,
+                          p->desc.layout == GG_LAYOUT_N_OFFSETS ? r.n : r.m);
+      if (!r.ends) row = NULL;  // out of memory: the output stays poisoned, the check fails
+      else if (packed_m) rows = r.ends[r.g - 1];
+    }
+    if (row) gg_parallel_for((size_t)rows, 0, row, &r);
+    free(r.ends);
   }
   free(plain_b);
 }

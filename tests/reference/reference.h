@@ -15,7 +15,8 @@ extern "C" {
 // leaves the others as they are. When bound is not NULL it receives, per output element,
 // how far the kernel's accumulation may stray from the exact sum (0 where nothing is
 // written): FP32's (K + 4) 2^-24 sum |a b sa sb| on the host and AMD, wgmma's model on
-// sm_90a (docs/semantics.md, "Accumulation").
+// sm_90a (docs/semantics.md, "Accumulation"). The rows are spread over the machine's
+// cores; each element is the same sum in the same order on any of them.
 void gg_reference_run(const gg_problem* problem, uint16_t* out, double* bound);
 
 typedef struct gg_compare_result {

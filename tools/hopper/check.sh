@@ -47,8 +47,9 @@ verdict() {
 }
 
 # One case's three runs: its report lines in $T/case.N, its table row in $T/row.N, and
-# $T/fail.N when a run failed. Cases run GG_CHECK_JOBS at a time (default 6): the C
-# reference, on the CPU, is most of a case's time, and the GPU machine has 16 cores.
+# $T/fail.N when a run failed. Cases run GG_CHECK_JOBS at a time (default 6), so that one
+# case's GPU work overlaps another's C reference, which is most of a case's time (it
+# spreads its rows over the machine's cores).
 check_case() {
   n=$1
   shift
