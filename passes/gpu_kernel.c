@@ -24,6 +24,19 @@ MlirOperation gg_first_gpu_func(MlirOperation gpu_module) {
   return op;
 }
 
+MlirOperation gg_insert_kernel_skeleton(MlirOperation func, const char* skeleton) {
+  MlirOperation gpu_module =
+      skeleton ? mlirOperationCreateParse(mlirOperationGetContext(func), gg_str(skeleton),
+                                          gg_str("gg-template"))
+               : (MlirOperation){NULL};
+  if (mlirOperationIsNull(gpu_module)) {
+    gg_emit_error(func, "internal error: the kernel skeleton does not parse");
+    return gpu_module;
+  }
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
+  return gg_first_gpu_func(gpu_module);
+}
+
 void gg_move_grid_into_kernel(MlirOperation func, MlirOperation grid, MlirOperation kernel,
                               intptr_t first_arg) {
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));

@@ -34,6 +34,11 @@ bool gg_lower_funcs_to_kernels(MlirOperation module,
 // The first gpu.func of a gpu.module.
 MlirOperation gg_first_gpu_func(MlirOperation gpu_module);
 
+// Parses `skeleton`, a gpu.module's text (NULL when building the text failed), inserts it
+// before func and returns its first gpu.func; a null operation, with an error on func,
+// when there is no text or it does not parse.
+MlirOperation gg_insert_kernel_skeleton(MlirOperation func, const char* skeleton);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2151,17 +2151,11 @@ static bool to_kernel(MlirOperation func, const void* raw_options) {
   // list the main kernel first (gg_isa_stats_parse reads the first).
   if (has_ends) emit_group_ends_kernel(&t, fname, entry, &ends);
   gg_text_printf(&t, "}\n");
-  MlirContext ctx = mlirOperationGetContext(func);
-  MlirOperation gpu_module = mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
+  // The main kernel is the module's first gpu.func (the group ends kernel follows it).
+  MlirOperation kernel = gg_insert_kernel_skeleton(func, t.failed ? NULL : gg_text_str(&t));
   gg_text_free(&t);
   if (has_ends) gg_group_ends_op_free(&ends);
-  if (mlirOperationIsNull(gpu_module)) {
-    gg_emit_error(func, "internal error: the kernel skeleton does not parse");
-    return false;
-  }
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
-  // The main kernel is the module's first gpu.func (the group ends kernel follows it).
-  MlirOperation kernel = gg_first_gpu_func(gpu_module);
+  if (mlirOperationIsNull(kernel)) return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   k.tid = mlirOperationGetResult(mlirBlockGetFirstOperation(body), 0);
   for (MlirOperation op = mlirBlockGetFirstOperation(body); k.dma && !mlirOperationIsNull(op);

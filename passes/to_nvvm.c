@@ -1570,16 +1570,9 @@ static bool to_kernel(MlirOperation func, const void* options) {
                  "    %%dsmem = memref.get_global @gg_dsmem : memref<0xi8, " WORKGROUP ">\n"
                  "    gpu.return\n  }\n}\n",
                  GG_SM90_THREADS, GG_SM90_TENSOR_MAPS);
-  MlirContext ctx = mlirOperationGetContext(func);
-  MlirOperation gpu_module = t.failed ? (MlirOperation){NULL}
-                                      : mlirOperationCreateParse(ctx, gg_str(gg_text_str(&t)), gg_str("gg-template"));
+  MlirOperation kernel = gg_insert_kernel_skeleton(func, t.failed ? NULL : gg_text_str(&t));
   gg_text_free(&t);
-  if (mlirOperationIsNull(gpu_module)) {
-    gg_emit_error(func, "internal error: the kernel skeleton does not parse");
-    return false;
-  }
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(func), func, gpu_module);
-  MlirOperation kernel = gg_first_gpu_func(gpu_module);
+  if (mlirOperationIsNull(kernel)) return false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   MlirOperation tid_op = mlirBlockGetFirstOperation(body);
   MlirValue tid = mlirOperationGetResult(tid_op, 0);
