@@ -84,29 +84,14 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
   return 0;
 }
 
-// The input, read front to back; zeros once it runs out.
-typedef struct cursor {
-  const uint8_t* p;
-  size_t left;
-} cursor;
-
-static uint64_t take(cursor* c, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) {
-    uint64_t b = c->left ? (--c->left, *c->p++) : 0;
-    v |= b << (8 * i);
-  }
-  return v;
-}
-
 // A metadata value: in range most of the time, otherwise something hostile.
-static int64_t metadata_value(cursor* c, int64_t axis, int64_t previous, int counts) {
+static int64_t metadata_value(gg_fuzz_cursor* c, int64_t axis, int64_t previous, int counts) {
   static const int64_t hostile[] = {-1, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX,
                                     (int64_t)1 << 40, -((int64_t)1 << 40)};
-  uint64_t kind = take(c, 1) % 8;
-  if (kind == 6) return hostile[take(c, 1) % (sizeof hostile / sizeof hostile[0])];
-  if (kind == 7) return (int64_t)take(c, 8);
-  int64_t step = (int64_t)(take(c, 2) % (uint64_t)(axis + 2));
+  uint64_t kind = gg_fuzz_take(c, 1) % 8;
+  if (kind == 6) return hostile[gg_fuzz_take(c, 1) % (sizeof hostile / sizeof hostile[0])];
+  if (kind == 7) return (int64_t)gg_fuzz_take(c, 8);
+  int64_t step = (int64_t)(gg_fuzz_take(c, 2) % (uint64_t)(axis + 2));
   return counts ? step : kind == 5 ? step : previous + step % (axis / 2 + 2);  // 5: decreasing
 }
 
@@ -138,12 +123,12 @@ static void guarded_check_free(guarded* g, const char* name) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  cursor in = {data, size};
-  const kernel_case* kc = &cases[take(&in, 1) % CASES];
+  gg_fuzz_cursor in = {data, size};
+  const kernel_case* kc = &cases[gg_fuzz_take(&in, 1) % CASES];
   gg_op_desc d = desc_of(kc);
-  int64_t m = (int64_t)(take(&in, 2) % 300);
-  int zeroing = (int)(take(&in, 1) & 1);
-  uint64_t data_seed = take(&in, 1);
+  int64_t m = (int64_t)(gg_fuzz_take(&in, 2) % 300);
+  int zeroing = (int)(gg_fuzz_take(&in, 1) & 1);
+  uint64_t data_seed = gg_fuzz_take(&in, 1);
 
   gg_problem p;
   memset(&p, 0, sizeof p);
@@ -194,24 +179,27 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = 0; i < GG_OPERAND_COUNT; ++i) call.operands[i] = dl.pointers[i];
 
   // One input in four breaks a tensor in a way the contract refuses.
-  int broken = (int)(take(&in, 1) % 4 == 0);
+  int broken = (int)(gg_fuzz_take(&in, 1) % 4 == 0);
   int64_t bad_shape[3];
   if (broken) {
-    int victim = (int)(take(&in, 1) % GG_OPERAND_COUNT);
+    int victim = (int)(gg_fuzz_take(&in, 1) % GG_OPERAND_COUNT);
     if (!dl.pointers[victim]) victim = GG_OPERAND_A;
     DLTensor* t = &dl.tensors[victim];
-    int dim = t->ndim > 0 ? (int)(take(&in, 1) % (uint64_t)t->ndim) : 0;
+    int dim = t->ndim > 0 ? (int)(gg_fuzz_take(&in, 1) % (uint64_t)t->ndim) : 0;
     memcpy(bad_shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-    switch (take(&in, 1) % 4) {
-      case 0: bad_shape[dim] = ((int64_t)1 << 62) + (int64_t)take(&in, 1); t->shape = bad_shape; break;
-      case 1: t->dtype.code = (uint8_t)(t->dtype.code + 1 + take(&in, 1) % 3); break;
+    switch (gg_fuzz_take(&in, 1) % 4) {
+      case 0:
+        bad_shape[dim] = ((int64_t)1 << 62) + (int64_t)gg_fuzz_take(&in, 1);
+        t->shape = bad_shape;
+        break;
+      case 1: t->dtype.code = (uint8_t)(t->dtype.code + 1 + gg_fuzz_take(&in, 1) % 3); break;
       case 2:
         if (t->dtype.bits > 8) {  // misaligned (FP8 has no alignment to break)
           t->byte_offset = 1;
           break;
         }
         // fall through
-      default: bad_shape[dim] = -1 - (int64_t)(take(&in, 2)); t->shape = bad_shape; break;
+      default: bad_shape[dim] = -1 - (int64_t)(gg_fuzz_take(&in, 2)); t->shape = bad_shape; break;
     }
   }
   gg_status status = gg_grouped_gemm(context, &call);

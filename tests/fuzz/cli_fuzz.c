@@ -48,21 +48,6 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
   return 0;
 }
 
-// The input, read front to back; zeros once it runs out.
-typedef struct cursor {
-  const uint8_t* p;
-  size_t left;
-} cursor;
-
-static uint64_t take(cursor* c, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) {
-    uint64_t b = c->left ? (--c->left, *c->p++) : 0;
-    v |= b << (8 * i);
-  }
-  return v;
-}
-
 typedef enum kind { ENUM, COUNT, SMALL, GROUPS, TILE, SEED, SWITCH } kind;
 
 typedef struct flag {
@@ -100,36 +85,38 @@ static const char* const strays[] = {"", "-", "x", "1e3", "0x10", "--op", "+5", 
 
 // A number as text: mostly a small multiple of 16 (what shapes need), sometimes any small
 // number, a boundary, or raw bits.
-static void number(cursor* c, char* out, size_t size, int small) {
+static void number(gg_fuzz_cursor* c, char* out, size_t size, int small) {
   static const char* const boundaries[] = {"0", "1", "-1", "8", "16", "127", "128", "4096",
                                            "2147483647", "2147483648", "4294967296",
                                            "9223372036854775807", "9223372036854775808",
                                            "-9223372036854775808", "18446744073709551616"};
-  uint64_t how = take(c, 1) % 16;
-  if (how == 13) snprintf(out, size, "%s", boundaries[take(c, 1) % (sizeof boundaries / sizeof boundaries[0])]);
-  else if (how == 14) snprintf(out, size, "%lld", (long long)take(c, 8));
-  else if (how == 15 || small) snprintf(out, size, "%llu", (unsigned long long)(take(c, 1) % (small ? 9 : 300)));
-  else snprintf(out, size, "%llu", (unsigned long long)(take(c, 1) % 40) * 16);
+  uint64_t how = gg_fuzz_take(c, 1) % 16;
+  if (how == 13) snprintf(out, size, "%s", boundaries[gg_fuzz_take(c, 1) % (sizeof boundaries / sizeof boundaries[0])]);
+  else if (how == 14) snprintf(out, size, "%lld", (long long)gg_fuzz_take(c, 8));
+  else if (how == 15 || small) snprintf(out, size, "%llu", (unsigned long long)(gg_fuzz_take(c, 1) % (small ? 9 : 300)));
+  else snprintf(out, size, "%llu", (unsigned long long)(gg_fuzz_take(c, 1) % 40) * 16);
 }
 
 // Writes flag f and its value (decoded from c) at words[*count].
-static void decode_flag(cursor* c, const flag* f, char words[MAX_WORDS][64], int* count);
+static void decode_flag(gg_fuzz_cursor* c, const flag* f, char words[MAX_WORDS][64], int* count);
 
 // Decodes the input into words; returns their count. run and compile start with the flags
 // they need (each left out one time in sixteen), then any flags.
-static int decode(cursor* c, char words[MAX_WORDS][64], const char** command) {
+static int decode(gg_fuzz_cursor* c, char words[MAX_WORDS][64], const char** command) {
   static const char* const commands[] = {"run", "compile", "preshuffle"};
-  int which = (int)(take(c, 1) % 3);
+  int which = (int)(gg_fuzz_take(c, 1) % 3);
   *command = commands[which];
   int count = 0;
   static const int run_needs[] = {0, 2, 4, 5}, preshuffle_needs[] = {4, 5, 6};
   const int* needs = which == 2 ? preshuffle_needs : run_needs;
   for (int i = 0, n = which == 2 ? 3 : 4; i < n; ++i)
-    if (take(c, 1) % 16 != 0) decode_flag(c, &flags[needs[i]], words, &count);
-  for (uint64_t more = take(c, 1) % 6; more > 0 && c->left && count + 2 < MAX_WORDS; --more) {
-    uint64_t pick = take(c, 1);
+    if (gg_fuzz_take(c, 1) % 16 != 0) decode_flag(c, &flags[needs[i]], words, &count);
+  uint64_t more = gg_fuzz_take(c, 1) % 6;
+  for (; more > 0 && c->left && count + 2 < MAX_WORDS; --more) {
+    uint64_t pick = gg_fuzz_take(c, 1);
     if (pick % 32 == 31) {  // a stray word
-      snprintf(words[count++], 64, "%s", strays[take(c, 1) % (sizeof strays / sizeof strays[0])]);
+      snprintf(words[count++], 64, "%s",
+               strays[gg_fuzz_take(c, 1) % (sizeof strays / sizeof strays[0])]);
       continue;
     }
     decode_flag(c, &flags[pick % FLAGS], words, &count);
@@ -137,7 +124,7 @@ static int decode(cursor* c, char words[MAX_WORDS][64], const char** command) {
   return count;
 }
 
-static void decode_flag(cursor* c, const flag* f, char words[MAX_WORDS][64], int* count) {
+static void decode_flag(gg_fuzz_cursor* c, const flag* f, char words[MAX_WORDS][64], int* count) {
     snprintf(words[(*count)++], 64, "%s", f->name);
     char* v = words[*count];
     switch (f->kind) {
@@ -145,7 +132,7 @@ static void decode_flag(cursor* c, const flag* f, char words[MAX_WORDS][64], int
       case ENUM: {
         int n = 0;
         while (n < 6 && f->values[n]) ++n;
-        uint64_t which = take(c, 1);
+        uint64_t which = gg_fuzz_take(c, 1);
         snprintf(v, 64, "%s", which % 16 == 15 ? strays[which % 9] : f->values[which % (uint64_t)n]);
         break;
       }
@@ -154,18 +141,19 @@ static void decode_flag(cursor* c, const flag* f, char words[MAX_WORDS][64], int
       case SEED: number(c, v, 64, 0); break;
       case TILE: {
         static const char* const extents[] = {"64", "128", "256", "32", "0", "4294967424"};
-        snprintf(v, 64, "%sx%sx%s", extents[take(c, 1) % 6], extents[take(c, 1) % 6],
-                 extents[take(c, 1) % 6]);
+        snprintf(v, 64, "%sx%sx%s", extents[gg_fuzz_take(c, 1) % 6], extents[gg_fuzz_take(c, 1) % 6],
+                 extents[gg_fuzz_take(c, 1) % 6]);
         break;
       }
       case GROUPS: {
         size_t used = 0;
-        for (uint64_t items = take(c, 1) % 7; items > 0 && used + 24 < 64; --items) {
+        for (uint64_t items = gg_fuzz_take(c, 1) % 7; items > 0 && used + 24 < 64; --items) {
           char item[24];
-          number(c, item, sizeof item, take(c, 1) % 4 == 0);
+          number(c, item, sizeof item, gg_fuzz_take(c, 1) % 4 == 0);
           used += (size_t)snprintf(v + used, 64 - used, "%s%s", used ? "," : "", item);
-          if (take(c, 1) % 6 == 0)
-            used += (size_t)snprintf(v + used, 64 - used, "*%llu", (unsigned long long)(take(c, 1) % 40));
+          if (gg_fuzz_take(c, 1) % 6 == 0)
+            used += (size_t)snprintf(v + used, 64 - used, "*%llu",
+                                     (unsigned long long)(gg_fuzz_take(c, 1) % 40));
         }
         break;
       }
@@ -235,7 +223,7 @@ static int printed_fail(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  cursor in = {data, size};
+  gg_fuzz_cursor in = {data, size};
   char text[MAX_WORDS][64];
   const char* command;
   int count = decode(&in, text, &command);

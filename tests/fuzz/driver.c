@@ -324,3 +324,12 @@ int main(int argc, char** argv) {
   free(b.data);
   return 0;
 }
+
+uint64_t gg_fuzz_take(gg_fuzz_cursor* c, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) {
+    uint64_t b = c->left ? (--c->left, *c->p++) : 0;
+    v |= b << (8 * i);
+  }
+  return v;
+}

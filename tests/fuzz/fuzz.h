@@ -33,6 +33,13 @@ void gg_fuzz_add_seed(const void* data, size_t size);
 void gg_fuzz_add_token(const char* token);
 // The target reads text: mutate it as text (numbers, tokens, whole lines), not as bytes.
 void gg_fuzz_text_inputs(void);
+// A target's input, read front to back: gg_fuzz_take returns the next `bytes` bytes (1 to
+// 8) as a little-endian integer, zeros once the input runs out.
+typedef struct gg_fuzz_cursor {
+  const uint8_t* p;
+  size_t left;
+} gg_fuzz_cursor;
+uint64_t gg_fuzz_take(gg_fuzz_cursor* c, int bytes);
 // A failed check: prints the message and aborts.
 void gg_fuzz_fail(const char* format, ...) __attribute__((format(printf, 1, 2), noreturn));
 
