@@ -84,6 +84,7 @@ typedef struct kernel_shape {
   int mma_k;         // K per MFMA: 128 (gfx950) or 32 (gfx942)
   const char* f8;    // MFMA operand element type
   bool preshuffled;  // B in registers (never in LDS), A in two alternating LDS buffers
+  bool b_shuffled;   // B is preshuffled in memory: with dma, its chunks are found there
   int lds_buffers;   // LDS buffers the tiles alternate between (gg_amd_lds_buffers)
   long long stage_bytes;  // one buffer: A, plain B, then blockwise scales
   int scale_blocks;  // blockwise: 128-wide K blocks per tile, whose scales are staged too
@@ -93,7 +94,8 @@ typedef struct kernel_shape {
   bool staged_next;  // walk state: the mma just lowered staged the next tile
   bool dma_carried;  // walk state (dma): the mma just lowered read the next tile's first fragments
   bool acc_in_agprs; // the accumulators live in AGPRs (amdgpu-agpr-alloc)
-  bool dma;          // A and B load straight into LDS, three allocations (gg_amd_lds_dma)
+  bool dma;          // A and B load straight into LDS, three allocations (gg_amd_lds_dma),
+                     // B from either layout into plain B's LDS places
   gg_op_desc desc;
   MlirValue tid;     // gpu.thread_id x (index)
   MlirValue wave;    // with dma: the thread's wave, wave-uniform (gpu.subgroup_broadcast)
@@ -297,7 +299,7 @@ static bool lower_load_tile(gg_tile_lowering* l, MlirOperation op) {
   kernel_shape* k = l->state;
   char operand[32] = "a";
   gg_attr_string(op, "operand", operand, sizeof operand);
-  if (!strcmp(operand, "b_preshuffled")) return lower_load_preshuffled(l, op);
+  if (k->preshuffled && !strcmp(operand, "b_preshuffled")) return lower_load_preshuffled(l, op);
   if (k->dma) return lower_load_tile_dma(l, op, !strcmp(operand, "a"));
   tile_load load;
   tile_load_read(op, &load);
@@ -694,6 +696,18 @@ static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a
   snprintf(fat, sizeof fat, "memref<?x%s, #amdgpu.address_space<fat_raw_buffer>>", f8s);
   snprintf(lds_f8, sizeof lds_f8, "memref<%lldx%s, #gpu.address_space<workgroup>>", lds_bytes, f8s);
 
+  // Preshuffled B: row n's 16-byte K chunk c lies at (n / 16) 16 K + (c / 4) 1 KiB +
+  // (c % 4) 256 + (n % 16) 16 (ops.md, section 7), the tile whole (no masks). A wave's
+  // first plane c0p and its chunks i take offsets (c0p + i) / 4 and % 4 apart; that is
+  // c0p's plus i's where c0p is a multiple of 4 or its chunks stay in one group of four.
+  bool shuffled = !is_a && k->b_shuffled;
+  if (shuffled && (mask_rows || mask_k || (chunks % 4 != 0 && 4 % chunks != 0))) {
+    gg_emit_error(op, "gg-to-amdgpu: a preshuffled B tile loaded into LDS must be whole (N and K "
+                      "multiples of the tile) and move 1, 2 or a multiple of 4 chunks a thread");
+    tile_load_free(&load);
+    l->ok = false;
+    return false;
+  }
   gg_text t;
   gg_text_init(&t);
   char more[160];
@@ -738,6 +752,26 @@ static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a
                  "  %%dw = arith.addi %%dw0, %%dtb : index\n",
                  mask_rows ? "%vb1" : "%srcv_len", view, fat, k->lds_type, lds_f8, OOB_INDEX(1),
                  chunks, rows * 16, tile_base);
+  if (shuffled)
+    gg_text_printf(&t,
+                   "  %%s_frag = arith.constant %lld : index\n"  // 16 K: 16 rows' fragments
+                   "  %%s_c4 = arith.constant 4 : index\n"
+                   "  %%s_c256 = arith.constant 256 : index\n"
+                   "  %%s_c1024 = arith.constant 1024 : index\n"
+                   "  %%s_rq = arith.divui %%r, %%c16 : index\n"
+                   "  %%s_rr = arith.remui %%r, %%c16 : index\n"
+                   "  %%s_ra = arith.muli %%s_rq, %%s_frag : index\n"
+                   "  %%s_rb = arith.muli %%s_rr, %%c16 : index\n"
+                   "  %%s_pq = arith.divui %%c0p, %%s_c4 : index\n"
+                   "  %%s_pr = arith.remui %%c0p, %%s_c4 : index\n"
+                   "  %%s_pa = arith.muli %%s_pq, %%s_c1024 : index\n"
+                   "  %%s_pb = arith.muli %%s_pr, %%s_c256 : index\n"
+                   "  %%s_k = arith.muli %%k0, %%c16 : index\n"  // k0 / 64 fragments of 1 KiB
+                   "  %%s_0 = arith.addi %%s_ra, %%s_rb : index\n"
+                   "  %%s_1 = arith.addi %%s_0, %%s_pa : index\n"
+                   "  %%s_2 = arith.addi %%s_1, %%s_pb : index\n"
+                   "  %%ixs = arith.addi %%s_2, %%s_k : index\n",
+                   16 * load.row_bytes);
   for (long long i = 0; i < chunks; ++i) {
     char tag[48];
     snprintf(tag, sizeof tag, "_%lld", i);
@@ -746,7 +780,8 @@ static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a
                 "  %%ia@ = arith.addi %s, %%imm@ : index\n"
                 "  %%dc@ = arith.constant %lld : index\n"
                 "  %%dst@ = arith.addi %%dw, %%dc@ : index\n",
-                16 * i, "%ixk", i * rows * 16);
+                shuffled ? i / 4 * 1024 + i % 4 * 256 : 16 * i, shuffled ? "%ixs" : "%ixk",
+                i * rows * 16);
     const char* index = "%ia@";
     if (mask_k) {
       // Chunk c0p + i holds K k0 + 16 (c0p + i) + [0, 16): the same for every lane.
@@ -1987,7 +2022,8 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   k->tk = desc.tile.k;
   k->f8 = desc.fp8 == GG_FP8_E4M3FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
   k->desc = gg_op_desc_with_defaults(&desc);
-  k->preshuffled = desc.b_layout == GG_B_PRESHUFFLED;
+  k->preshuffled = gg_amd_b_in_registers(&k->desc);
+  k->b_shuffled = desc.b_layout == GG_B_PRESHUFFLED;
   k->lds_buffers = gg_amd_lds_buffers(&k->desc);
   k->scale_blocks = desc.scaling == GG_SCALING_BLOCKWISE ? k->tk / 128 : 0;
   // A tile starts at a multiple of tile_n within its group, so a wave's tile_n / 4 columns

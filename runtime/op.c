@@ -81,7 +81,7 @@ gg_tile_config gg_tile_config_for(const gg_op_desc* desc, int64_t rows_per_group
     // rowwise 256x128 on gfx942 (0.90 plain, 0.97 preshuffled; 128x128: 0.84); 128x256
     // for the rest: gfx950 rowwise (0.99 plain, 0.96 preshuffled, with the next tile's
     // first fragments carried; 256x256 0.95, 128x128 L2-bound at 0.50) and blockwise on
-    // both chips (gfx942 0.89 / 0.93, gfx950 0.80 / 0.75), whose 256x256 spills (its 256
+    // both chips (gfx942 0.89 / 0.93, gfx950 0.81 / 0.81), whose 256x256 spills (its 256
     // accumulators take VALU scaling, so they stay in VGPRs) and whose gfx942 256x128
     // preshuffled stage does not fit twice in 64 KiB.
     int rowwise = desc->scaling == GG_SCALING_ROWWISE;
@@ -939,7 +939,7 @@ int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int resident) {
 
 int gg_amd_waves_m(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
-  return d.b_layout == GG_B_PLAIN && !(d.tile.m == 256 && d.tile.n == 256) ? 2 : 1;
+  return !gg_amd_b_in_registers(&d) && !(d.tile.m == 256 && d.tile.n == 256) ? 2 : 1;
 }
 
 int gg_amd_scale_products(const gg_op_desc* in) {
@@ -949,25 +949,27 @@ int gg_amd_scale_products(const gg_op_desc* in) {
          (int64_t)d.tile.m * column_blocks <= 256;
 }
 
-// One stage of the K loop: A, B unless it is preshuffled (loaded into registers), and on
-// AMD the blockwise scales of each 128-wide K block: 256 f32 (thread t stages one product,
+// One stage of the K loop: A, B where it goes through LDS (with_b), and on AMD the
+// blockwise scales of each 128-wide K block: 256 f32 (thread t stages one product,
 // gg_amd_scale_products), or 512 (thread t stages tile row t's x_scale and column t's
 // w_scale).
-static int64_t stage_lds_bytes(const gg_op_desc* d) {
+static int64_t stage_bytes(const gg_op_desc* d, int with_b) {
   int64_t a = (int64_t)d->tile.m * d->tile.k, b = (int64_t)d->tile.n * d->tile.k;
   int amd = d->target == GG_TARGET_GFX942 || d->target == GG_TARGET_GFX950;
   int64_t per_block = (gg_amd_scale_products(d) ? 1 : 2) * 256 * 4;
   int64_t scales = amd && d->scaling == GG_SCALING_BLOCKWISE ? (d->tile.k / 128) * per_block : 0;
-  return (d->b_layout == GG_B_PRESHUFFLED ? a : a + b) + scales;
+  return (with_b ? a + b : a) + scales;
 }
 
-// gfx950 blockwise loads A, and plain B, straight into LDS where three stages fit one
-// workgroup a CU (waves_per_eu 1 or the compiler's choice), K is a multiple of 16 (a DMA
-// moves whole 16-byte chunks), tiles have 64, 128 or 256 rows (a wave's DMA fills 64 rows
+// gfx950 blockwise loads A and B straight into LDS where three stages fit one workgroup a
+// CU (waves_per_eu 1 or the compiler's choice), K is a multiple of 16 (a DMA moves whole
+// 16-byte chunks), tiles have 64, 128 or 256 rows and columns (a wave's DMA fills 64 rows
 // of a K plane) and the K trip count is a compile-time fact (the buffer of each tile is).
 // Its VGPRs hold the accumulators the scaling adds to, so staging through registers
 // takes copies (at 128x256: 9 an iteration with plain B, 7 with preshuffled; none with
-// DMA, mfma_share 0.80 -> 0.81 and 0.75 -> 0.76). Rowwise, staging through registers
+// DMA, mfma_share 0.80 -> 0.81 and 0.75 -> 0.81). Preshuffled B goes into LDS too, each
+// chunk from its preshuffled place to plain B's (with B in registers beside A's DMAs it
+// priced 0.76 at 128x256 and 0.74 at 256x128, against plain's 0.81 and 0.77). Rowwise, staging through registers
 // prices higher in the model (plain 128x256: 0.99 against 0.97: each DMA takes an address
 // add, an M0 move and its wait state), and so does two workgroups a CU (preshuffled
 // 128x128 blockwise at waves_per_eu 2: 0.72 against 0.66). Not past 128 accumulator
@@ -975,13 +977,19 @@ static int64_t stage_lds_bytes(const gg_op_desc* d) {
 // whose three A stages fit, spilled more with DMA (140 -> 224 bytes of scratch).
 static int lds_dma_fits(const gg_op_desc* d) {
   int rows_ok = (d->tile.m == 64 || d->tile.m == 128 || d->tile.m == 256) &&
-                (d->b_layout == GG_B_PRESHUFFLED || d->tile.n == 64 || d->tile.n == 128 ||
-                 d->tile.n == 256);
+                (d->tile.n == 64 || d->tile.n == 128 || d->tile.n == 256);
   return d->target == GG_TARGET_GFX950 && d->scaling == GG_SCALING_BLOCKWISE &&
          d->k % 16 == 0 && rows_ok && d->layout != GG_LAYOUT_K_OFFSETS &&
          (int64_t)d->tile.m * d->tile.n <= 256 * 128 && d->tile.waves_per_eu <= 1 &&
-         3 * stage_lds_bytes(d) <= gg_lds_capacity(d->target);
+         3 * stage_bytes(d, 1) <= gg_lds_capacity(d->target);
 }
+
+int gg_amd_b_in_registers(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return d.b_layout == GG_B_PRESHUFFLED && !lds_dma_fits(&d);
+}
+
+static int64_t stage_lds_bytes(const gg_op_desc* d) { return stage_bytes(d, !gg_amd_b_in_registers(d)); }
 
 int gg_amd_lds_buffers(const gg_op_desc* in) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
@@ -989,7 +997,7 @@ int gg_amd_lds_buffers(const gg_op_desc* in) {
   if (lds_dma_fits(&d)) return 3;
   // Preshuffled B stages A alone: two buffers, on AMD where two fit the chip (gfx942's
   // 64 KiB holds two 256x128 A stages but not with their blockwise scales: one buffer then).
-  if (d.b_layout == GG_B_PRESHUFFLED)
+  if (gg_amd_b_in_registers(&d))
     return !amd || 2 * stage_lds_bytes(&d) <= gg_lds_capacity(d.target) ? 2 : 1;
   // The alternation must be a compile-time fact of each mma: k_offsets' K trip count is
   // a runtime value.

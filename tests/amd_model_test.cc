@@ -166,12 +166,13 @@ TEST(LoopModel, DefaultKernelsMeetTheTargets) {
   };
   // Blockwise only. gfx950: each accumulator element takes an FP32 FMA per K block, 4 of
   // the 8 issue slots of its 16x16x128 MFMA, beside its fragment reads, LDS writes and
-  // loads (the large-M kernels load by LDS DMA: no copies); gfx942 plain 128x128: one LDS
+  // loads (the large-M kernels load A and B, plain or preshuffled, by LDS DMA: no copies,
+  // and 0.81 either way); gfx942 plain 128x128: one LDS
   // buffer (two stages and their scales exceed 64 KiB), so its staging is not overlapped.
   const Gap gaps[] = {
       {GG_TARGET_GFX942, GG_B_PLAIN, false, 0, 0.82},
       {GG_TARGET_GFX950, GG_B_PLAIN, false, 0, 0.67},       {GG_TARGET_GFX950, GG_B_PLAIN, true, 0, 0.80},
-      {GG_TARGET_GFX950, GG_B_PRESHUFFLED, false, 0, 0.71}, {GG_TARGET_GFX950, GG_B_PRESHUFFLED, true, 0, 0.76},
+      {GG_TARGET_GFX950, GG_B_PRESHUFFLED, false, 0, 0.71}, {GG_TARGET_GFX950, GG_B_PRESHUFFLED, true, 0, 0.80},
   };
   for (gg_target chip : {GG_TARGET_GFX942, GG_TARGET_GFX950})
     for (gg_b_layout b : {GG_B_PLAIN, GG_B_PRESHUFFLED})

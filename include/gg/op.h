@@ -284,13 +284,18 @@ int64_t gg_grid_dim(const gg_grid_dim_rule* rule, int64_t m);
 
 // ---------------------------------------------------------------------------------------
 // AMD workgroups are 4 waves (256 threads) in a gg_amd_waves_m x (GG_AMD_WAVES /
-// gg_amd_waves_m) grid over the tile: 2 x 2 with plain B, where each wave computes
-// tile_m / 2 rows and tile_n / 2 columns and so reads half of A's and half of B's tile
-// from LDS; 1 x 4 with preshuffled B (each wave loads its own columns of B from memory:
-// in 2 x 2, two waves would load each) and for 256x256 tiles (whose 128x128 wave tiles
-// hold more fragments than gfx950's VGPRs).
+// gg_amd_waves_m) grid over the tile: 2 x 2 where B goes through LDS, where each wave
+// computes tile_m / 2 rows and tile_n / 2 columns and so reads half of A's and half of B's
+// tile from LDS; 1 x 4 where preshuffled B goes straight into registers
+// (gg_amd_b_in_registers: each wave loads its own columns of B from memory; in 2 x 2, two
+// waves would load each) and for 256x256 tiles (whose 128x128 wave tiles hold more
+// fragments than gfx950's VGPRs).
 #define GG_AMD_WAVES 4
 int gg_amd_waves_m(const gg_op_desc* desc);
+// Preshuffled B loads into registers in MFMA fragment order, except with LDS DMA
+// (gg_amd_lds_dma), which copies each 16-byte chunk from its preshuffled place to where
+// plain B's lies in LDS, so the kernel reads both alike.
+int gg_amd_b_in_registers(const gg_op_desc* desc);
 
 // Blockwise scaling on AMD multiplies each partial by x_scale[row] w_scale[block of its
 // column]. Where a wave's columns share one w_scale block (every layout but n_offsets) and
@@ -299,14 +304,15 @@ int gg_amd_waves_m(const gg_op_desc* desc);
 // block); otherwise it stages both scales (2 KiB per block) and each lane multiplies.
 int gg_amd_scale_products(const gg_op_desc* desc);
 
-// LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes), with plain B its
-// B (tn tk), and blockwise its scales (gg_amd_scale_products) in one buffer, or in two used by alternate tiles (gg_amd_lds_buffers):
-// always with preshuffled B (A alone; B goes to registers), and with plain B when two
+// LDS (AMD workgroup memory). A K loop stages each tile's A (tm tk bytes), its B (tn tk)
+// unless B goes to registers (gg_amd_b_in_registers), and blockwise its scales
+// (gg_amd_scale_products) in one buffer, or in two used by alternate tiles
+// (gg_amd_lds_buffers): always with B in registers (A alone), and otherwise when two
 // stages fit beside the workgroups waves_per_eu asks for. The epilogue reuses the memory
 // for the bf16 output tile (2 tm tn bytes), in gg_epilogue_parts row bands when the whole
 // tile would need more than the loop. gg_amd_lds_bytes is what a workgroup allocates.
 //
-// gfx950 blockwise kernels load A, and plain B, straight into LDS (LDS DMA,
+// gfx950 blockwise kernels load A and B straight into LDS (LDS DMA,
 // gg_amd_lds_dma: `buffer_load_dwordx4 ... lds`) where three stages fit one workgroup a CU
 // (256x128 and 128x256 at waves_per_eu 1), K is a multiple of 16 (a DMA cannot mask bytes
 // within a chunk) and K's trip count is static: three buffers, each tile's loads issued

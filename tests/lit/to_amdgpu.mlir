@@ -7,8 +7,9 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --fp8 e4m3fnuz --emit tiles | not %gg-opt -p "gg-to-amdgpu{chip=gfx942}" 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --tile 256x256x256 --target gfx942 2>&1 | FileCheck %s --check-prefix=TOOBIGDESC
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --emit target | FileCheck %s --check-prefix=CARRY
-// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --b preshuffled --emit target | FileCheck %s --check-prefix=NOCARRY
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target gfx950 --tile 128x256x128 --wpe 2 --scaling blockwise --b preshuffled --emit target | FileCheck %s --check-prefix=NOCARRY
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1280 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --emit target | FileCheck %s --check-prefix=DMA
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1280 --target gfx950 --tile 128x256x128 --wpe 1 --scaling blockwise --b preshuffled --emit target | FileCheck %s --check-prefix=SHUFFLED
 
 // GFX950: module attributes {gpu.container_module}
 // GFX950: gpu.module @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w2_rolled_gfx950_module
@@ -91,8 +92,18 @@
 // CARRY: vector.load %{{.*}} : memref<98304xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CARRY: amdgpu.mfma 16x16x128
 // CARRY: scf.yield %{{.*}} : vector<44x4xf32>,
-// Blockwise with preshuffled B keeps its registers: nothing rides with its accumulators.
+// Blockwise with preshuffled B in registers (at waves_per_eu 2: no LDS DMA) keeps them:
+// nothing rides with its accumulators.
 // NOCARRY: scf.for %{{.*}} iter_args({{.*}}) -> (vector<32x4xf32>,
+
+// With LDS DMA, preshuffled B goes where plain B's chunks go: the same three stages, A's
+// 4 and B's 8 DMAs of the tile after next in each tile, the next tile's first fragments
+// carried (12 rows beside the 32 of accumulators), and no B load into registers.
+// SHUFFLED: workgroup(%{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<50176xi8, #gpu.address_space<workgroup>>)
+// SHUFFLED-NOT: gg.load = "b_preshuffled"
+// SHUFFLED: scf.for %{{.*}} step %c384 iter_args({{.*}}) -> (vector<44x4xf32>,
+// SHUFFLED-COUNT-12: amdgpu.gather_to_lds
+// SHUFFLED: amdgpu.memory_counter_wait load(14) ds(0)
 
 // gfx950 blockwise with plain B loads A and B by LDS DMA into three buffers, each an
 // allocation of its own (a stage: 48 KiB of tiles and 1 KiB of scale products), two tiles
