@@ -86,7 +86,7 @@ typedef struct kernel_shape {
   bool preshuffled;  // B in registers (never in LDS), A in two alternating LDS buffers
   bool b_shuffled;   // B is preshuffled in memory: with dma, its chunks are found there
   int lds_buffers;   // LDS buffers the tiles alternate between (gg_amd_lds_buffers)
-  long long stage_bytes;  // one buffer: A, plain B, then blockwise scales
+  long long stage_bytes;  // one buffer: A, B unless in registers, then blockwise scales
   int scale_blocks;  // blockwise: 128-wide K blocks per tile, whose scales are staged too
   bool ws_per_column_block;  // a wave's columns may span two w_scale blocks (n_offsets)
   bool scale_products;  // blockwise: products x_scale w_scale staged (gg_amd_scale_products)
