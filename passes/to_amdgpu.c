@@ -241,16 +241,6 @@ static void flat_type(char* buffer, size_t size, MlirType type) {
 static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op);
 static bool lower_load_tile_dma(gg_tile_lowering* l, MlirOperation op, bool is_a);
 
-// With LDS DMA, the attribute that tells a register load's tile (its buffer, gg-k-loop's
-// gg.lds_buffer) to collect_movable, as the DMAs carry it: ", gg.lds_buffer = N : i64",
-// or "" without DMA.
-static void dma_buffer_tag(const kernel_shape* k, MlirOperation op, char* out, size_t size) {
-  int64_t buffer;
-  out[0] = 0;
-  if (k->dma && gg_attr_int(op, "gg.lds_buffer", &buffer))
-    snprintf(out, size, ", gg.lds_buffer = %lld : i64", (long long)buffer);
-}
-
 // What both lowerings of a plain gg.load_tile read off it: its source, the tile's rows and
 // K, the source's row bytes (its K), the chunks a thread moves, the masks, the source's
 // flat and view types, and its FP8 element type (f8, which tile_load_free frees).
@@ -464,8 +454,6 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                 "  %%base@ = arith.addi %%fb@, %%lane_off : index\n",
                 na * 16);
   }
-  char buffer_tag[64];
-  dma_buffer_tag(k, op, buffer_tag, sizeof buffer_tag);
   for (long long kb = 0; kb < kblocks; ++kb)
     for (int na = 0; na < k->n_acc; ++na) {
       long long c = b_chunk(k, kb, na), order = kb * k->n_acc + na;
@@ -476,10 +464,10 @@ static bool lower_load_preshuffled(gg_tile_lowering* l, MlirOperation op) {
                   "  %%kbo@ = arith.constant %lld : index\n"
                   "  %%ix@ = arith.addi %%base_n%d, %%kbo@ : index\n"
                   "  %%i@ = arith.index_cast %%ix@ : index to i32\n"
-                  "  %%v@ = amdgpu.raw_buffer_load {gg.load = \"b_preshuffled\"%s} %%srcv[%%i@] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
+                  "  %%v@ = amdgpu.raw_buffer_load {gg.load = \"b_preshuffled\"} %%srcv[%%i@] sgprOffset %%soff : %s, i32 -> vector<16x%s>\n"
                   "  %%vi@ = vector.bitcast %%v@ : vector<16x%s> to vector<4xi32>\n"
                   "  %%t%s = vector.insert %%vi@, %%t@ [%lld] : vector<4xi32> into vector<%lldx4xi32>\n",
-                  kb * 1024, na, buffer_tag, view, k->f8, k->f8, next, c, chunks);
+                  kb * 1024, na, view, k->f8, k->f8, next, c, chunks);
     }
   gg_text_printf(&t, "  return %%t_%lld : vector<%lldx4xi32>\n}\n", chunks, chunks);
   MlirValue args[4] = {src, mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 3), k->tid};
@@ -597,8 +585,12 @@ static bool lower_load_scales(gg_tile_lowering* l, MlirOperation op) {
                 j);
   }
   // The x_scale loads of every block, then the w_scale loads, in the order the mma stages them.
-  char tag[64];
-  dma_buffer_tag(k, op, tag, sizeof tag);
+  // With LDS DMA the loads say whose buffer's tile they scale, as the DMAs do
+  // (collect_movable keeps a tile's loads with its DMAs).
+  char tag[64] = "";
+  int64_t buffer;
+  if (k->dma && gg_attr_int(op, "gg.lds_buffer", &buffer))
+    snprintf(tag, sizeof tag, ", gg.lds_buffer = %lld : i64", (long long)buffer);
   emit_scale_loads(&t, "x", "%xrow", sa_view, blocks, tag);
   emit_scale_loads(&t, "w", "%wn", sb_view, blocks, tag);
   gg_text_printf(&t, "  return %%x_%lld, %%w_%lld : vector<%lldxf32>, vector<%lldxf32>\n}\n", blocks,
@@ -1278,7 +1270,7 @@ static bool next_tiles(gg_tile_lowering* l, MlirOperation mma, MlirValue out[4])
 // AGPR reloads 7 -> 18 an iteration).
 static bool carry_fragments(const kernel_shape* k, bool scaled) {
   int accs = k->m_repeat * k->n_acc;
-  if (k->dma) return !k->preshuffled && k->mma_k == 128 && accs * 4 <= 128;
+  if (k->dma) return k->mma_k == 128 && accs * 4 <= 128;
   return k->stage_ahead && k->mma_k == 128 && accs * 4 <= 128 && !(scaled && k->preshuffled);
 }
 
@@ -1679,7 +1671,7 @@ static bool lower_mma(gg_tile_lowering* l, MlirOperation op) {
   free(items);
   // Preshuffled B of the tile after next takes this tile's B registers, free once its last
   // MFMAs have read them: the loads go at the end (a tile's MFMAs still cover them).
-  if ((stage_next || k->dma) && k->preshuffled)
+  if (stage_next && k->preshuffled)
     gg_text_printf(&t, "  amdgpu.sched_barrier allow = <none> {gg.loads_here = \"b_preshuffled\"}\n");
   if (!scaled) {
     for (int i = 0; i < accs; ++i, ++version)
@@ -2030,8 +2022,7 @@ static bool tile_of(MlirOperation grid, kernel_shape* k) {
   // lie in one 128-wide w_scale block, except where groups start anywhere along N.
   k->ws_per_column_block = desc.layout == GG_LAYOUT_N_OFFSETS;
   k->scale_products = k->scale_blocks > 0 && gg_amd_scale_products(&k->desc);
-  k->stage_bytes = (long long)k->tm * k->tk + (k->preshuffled ? 0 : (long long)k->tn * k->tk) +
-                   (k->scale_products ? 1LL : 2LL) * 4 * THREADS * k->scale_blocks;
+  k->stage_bytes = gg_amd_loop_lds_bytes(&k->desc) / k->lds_buffers;
   k->dma = gg_amd_lds_dma(&k->desc);
   k->stage_ahead = k->lds_buffers == 2 && !k->dma;
   return true;

@@ -969,10 +969,10 @@ static int64_t stage_bytes(const gg_op_desc* d, int with_b) {
 // takes copies (at 128x256: 9 an iteration with plain B, 7 with preshuffled; none with
 // DMA, mfma_share 0.80 -> 0.81 and 0.75 -> 0.81). Preshuffled B goes into LDS too, each
 // chunk from its preshuffled place to plain B's (with B in registers beside A's DMAs it
-// priced 0.76 at 128x256 and 0.74 at 256x128, against plain's 0.81 and 0.77). Rowwise, staging through registers
-// prices higher in the model (plain 128x256: 0.99 against 0.97: each DMA takes an address
-// add, an M0 move and its wait state), and so does two workgroups a CU (preshuffled
-// 128x128 blockwise at waves_per_eu 2: 0.72 against 0.66). Not past 128 accumulator
+// priced 0.76 at 128x256 and 0.74 at 256x128, against plain's 0.81 and 0.77). Rowwise,
+// staging through registers prices higher in the model (plain 128x256: 0.99 against 0.97:
+// each DMA takes an address add, an M0 move and its wait state), and so does two
+// workgroups a CU (preshuffled 128x128 blockwise at waves_per_eu 2: 0.72 against 0.66). Not past 128 accumulator
 // registers a lane (256x256): they fill the VGPRs either way, and preshuffled 256x256,
 // whose three A stages fit, spilled more with DMA (140 -> 224 bytes of scratch).
 static int lds_dma_fits(const gg_op_desc* d) {
