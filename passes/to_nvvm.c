@@ -396,8 +396,10 @@ static void emit_staged_setup(gg_text* t, const char* out_type) {
 // each consumer warpgroup's 64 rows of them, written row by row into shared memory (%epi,
 // words of 2 bf16, tile rows %e_rw words apart), go out as 16-byte stores, 8 columns a
 // thread, a warp four 128-byte row segments; a chunk the group's last column cuts, or one
-// the output's address leaves misaligned, goes element by element.
-static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, int col0) {
+// the output's address leaves misaligned, goes element by element. Rows at or past `limit`
+// are not stored.
+static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, int col0,
+                               const char* limit) {
   line(t, "    scf.for %%ep = %%c0 to %%e_passes step %%c1 {");
   line(t, "      %%e_col0 = arith.constant %d : index", col0);
   line(t, "      %%eid0 = arith.muli %%ep, %%c128 : index");
@@ -405,7 +407,7 @@ static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, 
   line(t, "      %%erow = arith.divui %%eid, %%e_chunks : index");
   line(t, "      %%echunk = arith.remui %%eid, %%e_chunks : index");
   line(t, "      %%elr = arith.addi %%rw, %%erow : index");
-  line(t, "      %%erok = arith.cmpi slt, %%elr, %%row_limit : index");
+  line(t, "      %%erok = arith.cmpi slt, %%elr, %s : index", limit);
   line(t, "      scf.if %%erok {");
   line(t, "        %%esw0 = arith.muli %%elr, %%e_rw : index");
   line(t, "        %%esw1 = arith.muli %%echunk, %%c4 : index");
@@ -515,9 +517,9 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
 // stores from wgmma's D layout left each warp's store 8 bytes of 8 rows (measured on an
 // H200: the output-bound shapes ran at 0.2-0.4 of torch). The buffer is the epilogue's
 // own, so the producer fills the ring with the next tile meanwhile. Otherwise predicated
-// stores straight from registers.
+// stores straight from registers. Rows at or past `row_limit` are neither loaded nor stored.
 static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
-                          MlirValue e_sa, MlirValue e_sb, bool ring) {
+                          MlirValue e_sa, MlirValue e_sb, bool ring, const char* row_limit) {
   bool staged = ring && rows_contiguous(mlirValueGetType(out));
   int row_words = GG_SM90_EPILOGUE_COLS / 2 + 4;  // a row of bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
@@ -545,7 +547,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
     emit_staged_setup(t, gg_text_str(&out_type));
   }
   for (int h = 0; h < 2; ++h) {
-    line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %%row_limit : index", h, h);
+    line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %s : index", h, h, row_limit);
     line(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
     if (!k->blockwise) {
       line(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", h, h);
@@ -603,7 +605,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
     if (staged && j % chunk_j == chunk_j - 1) {
       // The chunk's words are written; read back before the next chunk (or tile) reuses them.
       line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j));
+      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j), row_limit);
       line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
     }
   }
@@ -678,24 +680,28 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
   line(t, "    }");
   emit_cluster_sync(t, "    ", 1);
   line(t, "    %%acc_red = scf.if %%lead_live -> (%s) {", k->acc_type);
-  for (int i = 0; i < k->acc_count; ++i)
-    line(t, "      %%a0_%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
-  for (int p = 1; p < k->split; ++p) {
-    line(t, "      %%rk%d = arith.constant %d : i32", p, p);
-    line(t, "      %%peer%d = nvvm.mapa %%mine, %%rk%d : !llvm.ptr<3> -> !llvm.ptr<7>", p, p);
-    for (int i0 = 0; i0 < k->acc_count; i0 += 16) {
-      for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i) {
-        line(t, "      %%q%d_%d = llvm.getelementptr %%peer%d[%d] : (!llvm.ptr<7>) -> !llvm.ptr<7>, f32", p, i, p, i * 256);
-        line(t, "      %%x%d_%d = llvm.load %%q%d_%d : !llvm.ptr<7> -> f32", p, i, p, i);
-      }
-      for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i)
-        line(t, "      %%a%d_%d = arith.addf %%a%d_%d, %%x%d_%d : f32", p, i, p - 1, i, p, i);
+  // One peer at a time, in rank order, in a loop LLVM keeps rolled: unrolled, the peers'
+  // loads interleaved and ptxas spilled promoted 192-column tiles split in 4 (12 bytes).
+  line(t, "      %%red_sum = scf.for %%peer_rank = %%c1 to %%cSplit step %%c1 iter_args(%%ra = %s) -> (%s) {",
+       acc, k->acc_type);
+  line(t, "        %%rk = arith.index_cast %%peer_rank : index to i32");
+  line(t, "        %%peer = nvvm.mapa %%mine, %%rk : !llvm.ptr<3> -> !llvm.ptr<7>");
+  for (int i0 = 0; i0 < k->acc_count; i0 += 16) {
+    for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i) {
+      line(t, "        %%rq%d = llvm.getelementptr %%peer[%d] : (!llvm.ptr<7>) -> !llvm.ptr<7>, f32", i, i * 256);
+      line(t, "        %%rx%d = llvm.load %%rq%d : !llvm.ptr<7> -> f32", i, i);
+    }
+    for (int i = i0; i < i0 + 16 && i < k->acc_count; ++i) {
+      line(t, "        %%rv%d = llvm.extractvalue %%ra[%d] : %s", i, i, k->acc_type);
+      line(t, "        %%rs%d = arith.addf %%rv%d, %%rx%d : f32", i, i, i);
     }
   }
-  line(t, "      %%r0 = llvm.mlir.poison : %s", k->acc_type);
+  line(t, "        %%rr0 = llvm.mlir.poison : %s", k->acc_type);
   for (int i = 0; i < k->acc_count; ++i)
-    line(t, "      %%r%d = llvm.insertvalue %%a%d_%d, %%r%d[%d] : %s", i + 1, k->split - 1, i, i, i, k->acc_type);
-  line(t, "      scf.yield %%r%d : %s", k->acc_count, k->acc_type);
+    line(t, "        %%rr%d = llvm.insertvalue %%rs%d, %%rr%d[%d] : %s", i + 1, i, i, i, k->acc_type);
+  line(t, "        scf.yield %%rr%d : %s", k->acc_count, k->acc_type);
+  line(t, "      } {llvm.loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>}");
+  line(t, "      scf.yield %%red_sum : %s", k->acc_type);
   line(t, "    } else {");
   line(t, "      scf.yield %s : %s", acc, k->acc_type);
   line(t, "    }");
@@ -1019,6 +1025,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   for (int i = 0; i < k->acc_count; ++i)
     line(t, "  %%z%d = llvm.insertvalue %%f0s, %%z%d[%d] : %s", i + 1, i, i, k->acc_type);
   const char* acc = NULL;
+  const char* limit = "%row_limit";  // the epilogue's rows
   char acc_name[32];
   snprintf(acc_name, sizeof acc_name, "%%z%d", k->acc_count);
   if (loads) {
@@ -1055,13 +1062,16 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     if (k->split > 1) {
       emit_split_reduce(t, k, acc);
       acc = "%acc_red";
-      line(t, "    scf.if %%is_lead {");
+      // The cluster's first CTA writes the tile: the others run the epilogue with no rows,
+      // so they load and store nothing. Branching around it instead made ptxas spill
+      // promoted 192-column tiles (56 bytes at split 2, 68 at 4).
+      line(t, "    %%e_limit = arith.select %%is_lead, %%row_limit, %%c0 : index");
+      limit = "%e_limit";
     }
   } else {
     acc = acc_name;
   }
-  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads);
-  if (loads && k->split > 1) line(t, "    }");
+  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
   line(t, "  return");
   line(t, "}");
 }
@@ -1420,6 +1430,13 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   line(&t, "  %%total = arith.muli %%gxy, %%gz : index");
   line(&t, "  %%cP = arith.constant %d : index", PANEL_ROWS);  // the dense walk's panels
   line(&t, "  %%pgx = arith.muli %%cP, %%gx : index");
+  // Each role's count of K tiles (the ring's phase), the producer's first; lower_roles
+  // moves them into the entry block, where LLVM's SROA takes them into registers: inside
+  // the roles' branches one stayed in 8 bytes of local memory (split-K kernels).
+  for (int role = 0; role < 2; ++role) {
+    line(&t, "  %%iter%d = memref.alloca() : memref<1xindex>", role);
+    line(&t, "  memref.store %%c0, %%iter%d[%%c0] : memref<1xindex>", role);
+  }
   for (int role = 0; role < 2; ++role) {
     if (role == ROLE_PRODUCER) {
       line(&t, "  scf.if %%isprod {");
@@ -1428,8 +1445,6 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
       line(&t, "  } else {");
       line(&t, "    nvvm.setmaxregister increase %d", CONSUMER_REGISTERS);
     }
-    line(&t, "    %%iter = memref.alloca() : memref<1xindex>");
-    line(&t, "    memref.store %%c0, %%iter[%%c0] : memref<1xindex>");
     if (dense) emit_dense_walk(&t, ends_type);
     else emit_strided_walk(&t);
   }
@@ -1483,10 +1498,19 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
     if (gg_op_is(op, "scf.if")) split = op;
   const char* loop_name = walks_dense(k) ? "scf.while" : "scf.for";
   MlirOperation loops[2], iters[2];
-  for (int role = 0; role < 2; ++role) {
-    loops[role] = op_in_region(split, role, loop_name);
-    iters[role] = op_in_region(split, role, "memref.alloca");
+  for (int role = 0; role < 2; ++role) loops[role] = op_in_region(split, role, loop_name);
+  // The roles' counters: the first two allocas before the split, the producer's first.
+  int allocas = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); allocas < 2 && !mlirOperationEqual(op, split);
+       op = mlirOperationGetNextInBlock(op))
+    if (gg_op_is(op, "memref.alloca")) iters[allocas++] = op;
+  if (allocas < 2) {
+    gg_emit_error(kernel, PASS ": internal error: the roles' K-tile counters were not found");
+    return false;
   }
+  // First in the function, before any scf op becomes a branch: LLVM's SROA promotes only
+  // the entry block's allocas.
+  for (int role = 1; role >= 0; --role) mlirOperationMoveBefore(iters[role], mlirBlockGetFirstOperation(body));
   // The grid's body into the consumers' loop, after the tile's ids (the loop body's last
   // three ops), on them.
   MlirBlock loop_body = role_loop_body(loops[ROLE_CONSUMER]);

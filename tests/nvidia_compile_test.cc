@@ -136,6 +136,28 @@ TEST(Sm90a, ClusterTilesMulticastBAndReleaseStagesToThePeer) {
   EXPECT_EQ(gg_sm90_b_box_rows(&d), 128);
 }
 
+// Split-K on the packed layouts, where the decode rule takes it, at every width either mode
+// takes and every split (N 4096: the last tile of 192 columns is cut). The cluster's other
+// CTAs run the epilogue with no rows, and the first adds the peers' sums in a rolled loop:
+// branching around the epilogue, ptxas spilled promoted 192-column kernels (56 bytes
+// stored, 84 loaded at split 2); with the peers' sums unrolled, 12 and 24 at split 4. (Padded,
+// 3D-3D and 3D-2D promoted 192-column tiles still spill 8-48 bytes: docs/nvidia.md.)
+TEST(Sm90a, SplitKAssemblesWithoutSpillsOnThePackedLayouts) {
+  if (!HavePtxas()) GTEST_SKIP() << "no ptxas (the CUDA toolkit): PTX only";
+  for (gg_layout layout : {GG_LAYOUT_SIZES, GG_LAYOUT_OFFSETS})
+    for (gg_accum accum : {GG_ACCUM_PROMOTED, GG_ACCUM_FAST})
+      for (int tn : {128, 192, 256})
+        for (int split : {2, 3, 4}) {
+          if (accum == GG_ACCUM_PROMOTED && tn == 256) continue;  // refused: no second set
+          SCOPED_TRACE(std::string(gg_layout_name(layout)) + " " + gg_accum_name(accum) + " 128x" +
+                       std::to_string(tn) + " split " + std::to_string(split));
+          gg_op_desc d = gg_test::ChipDesc(layout, GG_TARGET_SM90A, 4096, 8192, 5);
+          d.accum = accum;
+          d.tile = {128, tn, 128, 0, GG_LOOP_ROLLED, split};
+          ExpectAssembles(d, "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tn) + "k32");
+        }
+}
+
 // A static K of 8 K tiles or fewer: LLVM unrolled the producer's K loop whole, and its 40
 // registers spilled (44 bytes at K 1024); the loop carries "no unroll" to LLVM.
 TEST(Sm90a, ShortStaticKAssemblesWithoutSpills) {

@@ -25,6 +25,10 @@
 // The tensor maps come first, then the function's operands.
 // KERNEL: gpu.func @gg_sizes_rowwise_plain_e4m3fn_n256_k512_g2_t128x128x128_w0_rolled_sm_90a(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x512xf8E4M3FN>
 // KERNEL-SAME: kernel attributes {gg.tensor_maps = 3 : i64, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// Each role's count of K tiles, first in the function: LLVM's SROA promotes only the entry
+// block's allocas (inside the roles' branches one stayed in local memory).
+// KERNEL-NEXT: %[[PITER:.*]] = memref.alloca() : memref<1xindex>
+// KERNEL-NEXT: %[[CITER:.*]] = memref.alloca() : memref<1xindex>
 // The group ends, computed by every CTA into shared memory past the ring (no workspace).
 // KERNEL: memref.view %{{.*}} to memref<2xi64, #gpu.address_space<workgroup>>
 // KERNEL: memref.view %{{.*}} to memref<384xi64, #gpu.address_space<workgroup>>
@@ -47,7 +51,6 @@
 // KERNEL: %[[STEP:.*]] = gpu.grid_dim x
 // KERNEL: %[[PGX:.*]] = arith.muli %c8{{[_0-9]*}}, %{{.*}} : index
 // KERNEL: nvvm.setmaxregister decrease 40
-// KERNEL: %[[PITER:.*]] = memref.alloca() : memref<1xindex>
 // KERNEL: scf.while (%[[D:.*]] = %[[FIRST]], %{{.*}} = %c0{{[_0-9]*}}, %{{.*}} = %c0{{[_0-9]*}}) : (index, index, index) -> (index, index, index, index) {
 // KERNEL: arith.divui %[[D]], %[[PGX]] : index
 // KERNEL: scf.while
@@ -100,7 +103,6 @@
 // KERNEL: nvgpu.tma.async.load %{{.*}} : <tensor = memref<128x128xf8E4M3FN, 3>
 // KERNEL: memref.store %{{.*}}, %[[PITER]]
 // KERNEL: nvvm.setmaxregister increase 232
-// KERNEL: %[[CITER:.*]] = memref.alloca() : memref<1xindex>
 // KERNEL: scf.while (%{{.*}} = %[[FIRST]],
 // Promoted: each K tile's first k32 step starts a fresh partial sum (scale-d zero).
 // KERNEL: nvvm.wgmma.fence.aligned
@@ -167,13 +169,25 @@
 // SPLIT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // SPLIT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
+// The first CTA adds the peers' sums one peer at a time, in rank order, in a loop kept
+// rolled (unrolled, ptxas spilled promoted 192-column tiles split in 4).
 // SPLIT: scf.if %[[LEAD]] -> (!llvm.struct
-// SPLIT: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// SPLIT-NEXT: scf.for %[[RANK:.*]] = %c1{{[_0-9]*}} to %{{.*}} step %c1{{[_0-9]*}} iter_args(%[[SUM:[^ ]*]] = %{{.*}}) -> (!llvm.struct
+// SPLIT-NEXT: %[[RK:.*]] = arith.index_cast %[[RANK]] : index to i32
+// SPLIT-NEXT: nvvm.mapa %{{.*}}, %[[RK]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // SPLIT: llvm.load %{{.*}} : !llvm.ptr<7> -> f32
+// SPLIT: llvm.extractvalue %[[SUM]][0]
 // SPLIT: arith.addf
+// SPLIT: } {llvm.loop_annotation = #loop_annotation}
 // SPLIT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
 // SPLIT: nvgpu.mbarrier.arrive
+// Every CTA of the cluster runs the epilogue, the first alone with its rows: the others'
+// row limit is 0, and no row test after it reads the limit itself.
+// SPLIT: %[[ELIM:.*]] = arith.select %{{.*}}, %[[RAW:[^,]*]], %c0{{[_0-9]*}} : index
+// SPLIT-NOT: arith.cmpi slt, %{{.*}}, %[[RAW]] : index
+// SPLIT: arith.cmpi slt, %{{.*}}, %[[ELIM]] : index
+// SPLIT-NOT: arith.cmpi slt, %{{.*}}, %[[RAW]] : index
 // SPLIT: arith.truncf %{{.*}} : f32 to bf16
 // SPLITSHORT: split_k 2 gives shares of 2 K tiles (K=512); each needs at least the ring's 4 stages
 // SPLITKOFF: split-K needs a static K; the k_offsets layout's K ranges are runtime values
