@@ -1390,8 +1390,9 @@ static void emit_dense_walk(gg_text* t, const char* ends_type) {
 // virtual grid's extents[0] x extents[1] x extents[2] (densely, or strided: above) in a
 // loop of its own, after setting its register budget once. The loop bodies end with the
 // tile's virtual grid ids (vx, vy, vz); lower_roles puts the grid's body after them.
+// counters: each role's count of K tiles (memref.alloca results), the producer's first.
 static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const MlirValue extents[3],
-                             MlirValue tid, MlirValue ends) {
+                             MlirValue tid, MlirValue ends, MlirValue counters[2]) {
   bool dense = walks_dense(k);
   if (dense && mlirValueIsNull(ends)) {
     gg_emit_error(before, PASS ": a rows-packed layout without gg.group_ends");
@@ -1401,8 +1402,8 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   snprintf(ends_type, sizeof ends_type, "memref<%lldxi64, " WORKGROUP ">", (long long)k->desc.g);
   gg_text t;
   gg_text_init(&t);
-  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index%s%s) {",
-       dense ? ", %ends: " : "", dense ? ends_type : "");
+  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index%s%s) -> "
+       "(memref<1xindex>, memref<1xindex>) {", dense ? ", %ends: " : "", dense ? ends_type : "");
   line(&t, "  %%c0 = arith.constant 0 : index");
   line(&t, "  %%c1 = arith.constant 1 : index");
   line(&t, "  %%c128 = arith.constant 128 : index");
@@ -1452,10 +1453,11 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   // No CTA of a 256-row tile's cluster leaves while the peer may still arrive on its
   // barriers (its consumers' last releases).
   if (k->cluster_m > 1) emit_cluster_sync(&t, "  ", 1);
-  line(&t, "  return");
+  line(&t, "  return %%iter0, %%iter1 : memref<1xindex>, memref<1xindex>");
   line(&t, "}");
   MlirValue args[5] = {tid, extents[0], extents[1], extents[2], ends};
-  bool ok = !t.failed && gg_inline_template(before, gg_text_str(&t), args, dense ? 5 : 4, NULL, 0);
+  bool ok = !t.failed &&
+            gg_inline_template(before, gg_text_str(&t), args, dense ? 5 : 4, counters, 2);
   gg_text_free(&t);
   return ok;
 }
@@ -1486,9 +1488,9 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
   MlirValue prologue_args[4] = {mlirBlockGetArgument(body, 0), mlirBlockGetArgument(body, 1),
                                 mlirBlockGetArgument(body, 2), tid};
-  MlirValue bar;
+  MlirValue bar, counters[2];
   if (!lower_prologue(first_body, k, !mlirOperationIsNull(ops.load_a), prologue_args, &bar) ||
-      !lower_role_loops(first_body, k, extents, tid, ends))
+      !lower_role_loops(first_body, k, extents, tid, ends, counters))
     return false;
   // The roles' scf.if: the last before the grid's body (a cluster's closing barrier may
   // follow it).
@@ -1499,15 +1501,8 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   const char* loop_name = walks_dense(k) ? "scf.while" : "scf.for";
   MlirOperation loops[2], iters[2];
   for (int role = 0; role < 2; ++role) loops[role] = op_in_region(split, role, loop_name);
-  // The roles' counters: the first two allocas before the split, the producer's first.
-  int allocas = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); allocas < 2 && !mlirOperationEqual(op, split);
-       op = mlirOperationGetNextInBlock(op))
-    if (gg_op_is(op, "memref.alloca")) iters[allocas++] = op;
-  if (allocas < 2) {
-    gg_emit_error(kernel, PASS ": internal error: the roles' K-tile counters were not found");
-    return false;
-  }
+  // The roles' counters (the producer's first), as the template returned them.
+  for (int role = 0; role < 2; ++role) iters[role] = mlirOpResultGetOwner(counters[role]);
   // First in the function, before any scf op becomes a branch: LLVM's SROA promotes only
   // the entry block's allocas.
   for (int role = 1; role >= 0; --role) mlirOperationMoveBefore(iters[role], mlirBlockGetFirstOperation(body));

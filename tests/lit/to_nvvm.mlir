@@ -189,6 +189,8 @@
 // SPLIT: arith.cmpi slt, %{{.*}}, %[[ELIM]] : index
 // SPLIT-NOT: arith.cmpi slt, %{{.*}}, %[[RAW]] : index
 // SPLIT: arith.truncf %{{.*}} : f32 to bf16
+// SPLIT-NOT: arith.cmpi slt, %{{.*}}, %[[RAW]] : index
+// SPLIT: gpu.return
 // SPLITSHORT: split_k 2 gives shares of 2 K tiles (K=512); each needs at least the ring's 4 stages
 // SPLITKOFF: split-K needs a static K; the k_offsets layout's K ranges are runtime values
 
