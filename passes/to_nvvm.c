@@ -1499,13 +1499,12 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
        op = mlirOperationGetNextInBlock(op))
     if (gg_op_is(op, "scf.if")) split = op;
   const char* loop_name = walks_dense(k) ? "scf.while" : "scf.for";
-  MlirOperation loops[2], iters[2];
+  MlirOperation loops[2];
   for (int role = 0; role < 2; ++role) loops[role] = op_in_region(split, role, loop_name);
-  // The roles' counters (the producer's first), as the template returned them.
-  for (int role = 0; role < 2; ++role) iters[role] = mlirOpResultGetOwner(counters[role]);
-  // First in the function, before any scf op becomes a branch: LLVM's SROA promotes only
-  // the entry block's allocas.
-  for (int role = 1; role >= 0; --role) mlirOperationMoveBefore(iters[role], mlirBlockGetFirstOperation(body));
+  // The roles' counters first in the function (the producer's first), before any scf op
+  // becomes a branch: LLVM's SROA promotes only the entry block's allocas.
+  for (int role = 1; role >= 0; --role)
+    mlirOperationMoveBefore(mlirOpResultGetOwner(counters[role]), mlirBlockGetFirstOperation(body));
   // The grid's body into the consumers' loop, after the tile's ids (the loop body's last
   // three ops), on them.
   MlirBlock loop_body = role_loop_body(loops[ROLE_CONSUMER]);
@@ -1531,7 +1530,7 @@ static bool lower_roles(MlirOperation kernel, const nvvm_kernel* k, MlirValue ti
   mlirOperationDestroy(loops[ROLE_PRODUCER]);
   loops[ROLE_PRODUCER] = producer;
   for (int role = 0; role < 2; ++role) {
-    MlirValue shared[4] = {dsmem, tid, bar, mlirOperationGetResult(iters[role], 0)};
+    MlirValue shared[4] = {dsmem, tid, bar, counters[role]};
     if (!lower_tile(kernel, loops[role], k, shared, (tile_role)role)) return false;
   }
   return true;
