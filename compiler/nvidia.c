@@ -99,6 +99,9 @@ gg_status gg_ptx_stats_parse(const char* ptx, size_t length, const char* log, gg
   stats->spill_loads = number_before(log, " bytes spill loads");
   stats->stack_bytes = number_before(log, " bytes stack frame");
   stats->static_shared_bytes = number_before(log, " bytes smem");
+  for (const char* p = log; p && (p = strstr(p, "(C751")) != NULL; ++p)
+    if (p[5] == '7' || p[5] == '9') stats->wgmma_fixups++;
+  stats->wgmma_serialized = log && strstr(log, "(C7520)") != NULL;
   if (log && !used) return gg_status_make(GG_STATUS_INTERNAL, "ptxas -v reported no register count");
   // Lines: instructions end with ';' and are not directives. Loops: a branch back to a
   // label above it; count the wgmma between them.
@@ -187,11 +190,12 @@ gg_status gg_nvidia_stats(const gg_op_desc* desc, MlirOperation target_module, c
     gg_text_printf(out,
                    "ptx_lines=%d registers=%d spill_stores=%d spill_loads=%d stack_bytes=%d "
                    "static_smem_bytes=%d dynamic_smem_bytes=%lld stages=%d wgmma_in_loop=%d "
-                   "cubin_bytes=%zu",
+                   "wgmma_fixups=%d wgmma_serialized=%d cubin_bytes=%zu",
                    stats.ptx_lines, stats.registers, stats.spill_stores, stats.spill_loads,
                    stats.stack_bytes, stats.static_shared_bytes,
                    (long long)gg_sm90_dynamic_shared_bytes(desc), gg_sm90_stages(desc),
-                   stats.wgmma_in_loop, cubin.length);
+                   stats.wgmma_in_loop, stats.wgmma_fixups, stats.wgmma_serialized,
+                   cubin.length);
   gg_text_free(&cubin);
   gg_text_free(&log);
   return status;

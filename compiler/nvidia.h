@@ -30,6 +30,12 @@ typedef struct gg_ptx_stats {
   int static_shared_bytes;
   int ptx_lines;      // instructions
   int wgmma_in_loop;  // wgmma.mma_async in the body of the loop that holds the most
+  // ptxas's own warpgroup arrives and waits around wgmma (notes C7519 and C7517: registers
+  // the wgmma read or write touched where the PTX did not fence or wait), and whether it
+  // serialised every wgmma of the kernel (C7520: one such fix-up on a path it cannot
+  // prove warp-uniform), which runs the tensor cores a wgmma at a time.
+  int wgmma_fixups;
+  bool wgmma_serialized;
 } gg_ptx_stats;
 gg_status gg_ptx_stats_parse(const char* ptx, size_t ptx_length, const char* ptxas_log,
                              gg_ptx_stats* stats);

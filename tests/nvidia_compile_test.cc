@@ -60,6 +60,9 @@ void ExpectAssembles(const gg_op_desc& d, const std::string& wgmma) {
   EXPECT_GT(stats.registers, 0);
   EXPECT_LE(stats.registers, 168) << "384 threads leave 168 registers a thread";
   EXPECT_GE(stats.wgmma_in_loop, 4) << "a K tile is four m64nNk32 steps in the loop";
+  // ptxas serialising the wgmma ran ping-pong kernels at 0.55 of the cooperative ones.
+  EXPECT_FALSE(stats.wgmma_serialized) << gg_text_str(&log);
+  EXPECT_EQ(stats.wgmma_fixups, 0) << gg_text_str(&log);
   std::string text(ptx.data, ptx.length);
   EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 \t40;"), std::string::npos);
   EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 \t232;"), std::string::npos);
@@ -231,6 +234,26 @@ TEST(Sm90a, StatsAreReadFromPtxasAndThePtx) {
   EXPECT_EQ(stats.static_shared_bytes, 1024);
   EXPECT_EQ(stats.wgmma_in_loop, 2);
   EXPECT_EQ(stats.ptx_lines, 5);
+  EXPECT_EQ(stats.wgmma_fixups, 0);
+  EXPECT_FALSE(stats.wgmma_serialized);
+  // ptxas's notes on the wgmma it had to fix up or serialise.
+  const char* fixed =
+      "ptxas info    : (C7519) warpgroup.arrive is injected in around line 624 by compiler to "
+      "allow use of registers in GMMA in function 'k'\n"
+      "ptxas info    : (C7517) warpgroup.wait is injected in around line 695 by compiler to "
+      "allow use of registers defined by GMMA in function 'k'\n"
+      "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n";
+  ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), fixed, &stats), GG_OK);
+  EXPECT_EQ(stats.wgmma_fixups, 2);
+  EXPECT_FALSE(stats.wgmma_serialized);
+  const char* serialized =
+      "ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to program dependence on compiler-inserted WG.AR in divergent path in the "
+      "function 'k'\n"
+      "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n";
+  ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), serialized, &stats), GG_OK);
+  EXPECT_EQ(stats.wgmma_fixups, 0);
+  EXPECT_TRUE(stats.wgmma_serialized);
 }
 
 TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {
