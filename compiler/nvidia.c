@@ -91,6 +91,12 @@ static int number_before(const char* text, const char* key) {
   return atoi(p);
 }
 
+static int occurrences(const char* text, const char* key) {
+  int count = 0;
+  for (const char* p = text; p && (p = strstr(p, key)) != NULL; p += strlen(key)) ++count;
+  return count;
+}
+
 gg_status gg_ptx_stats_parse(const char* ptx, size_t length, const char* log, gg_ptx_stats* stats) {
   memset(stats, 0, sizeof *stats);
   const char* used = log ? strstr(log, "Used ") : NULL;  // "Used 168 registers, ..."
@@ -99,9 +105,8 @@ gg_status gg_ptx_stats_parse(const char* ptx, size_t length, const char* log, gg
   stats->spill_loads = number_before(log, " bytes spill loads");
   stats->stack_bytes = number_before(log, " bytes stack frame");
   stats->static_shared_bytes = number_before(log, " bytes smem");
-  for (const char* p = log; p && (p = strstr(p, "(C751")) != NULL; ++p)
-    if (p[5] == '7' || p[5] == '9') stats->wgmma_fixups++;
-  stats->wgmma_serialized = log && strstr(log, "(C7520)") != NULL;
+  stats->wgmma_fixups = occurrences(log, "(C7517)") + occurrences(log, "(C7519)");
+  stats->wgmma_serialized = occurrences(log, "(C7520)") > 0;
   if (log && !used) return gg_status_make(GG_STATUS_INTERNAL, "ptxas -v reported no register count");
   // Lines: instructions end with ';' and are not directives. Loops: a branch back to a
   // label above it; count the wgmma between them.

@@ -237,23 +237,28 @@ TEST(Sm90a, StatsAreReadFromPtxasAndThePtx) {
   EXPECT_EQ(stats.wgmma_fixups, 0);
   EXPECT_FALSE(stats.wgmma_serialized);
   // ptxas's notes on the wgmma it had to fix up or serialise.
-  const char* fixed =
-      "ptxas info    : (C7519) warpgroup.arrive is injected in around line 624 by compiler to "
-      "allow use of registers in GMMA in function 'k'\n"
-      "ptxas info    : (C7517) warpgroup.wait is injected in around line 695 by compiler to "
-      "allow use of registers defined by GMMA in function 'k'\n"
-      "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n";
-  ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), fixed, &stats), GG_OK);
-  EXPECT_EQ(stats.wgmma_fixups, 2);
-  EXPECT_FALSE(stats.wgmma_serialized);
-  const char* serialized =
-      "ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async instructions are "
-      "serialized due to program dependence on compiler-inserted WG.AR in divergent path in the "
-      "function 'k'\n"
-      "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n";
-  ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), serialized, &stats), GG_OK);
-  EXPECT_EQ(stats.wgmma_fixups, 0);
-  EXPECT_TRUE(stats.wgmma_serialized);
+  const struct {
+    const char* log;
+    int fixups;
+    bool serialized;
+  } notes[] = {
+      {"ptxas info    : (C7519) warpgroup.arrive is injected in around line 624 by compiler to "
+       "allow use of registers in GMMA in function 'k'\n"
+       "ptxas info    : (C7517) warpgroup.wait is injected in around line 695 by compiler to "
+       "allow use of registers defined by GMMA in function 'k'\n"
+       "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n",
+       2, false},
+      {"ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async instructions are "
+       "serialized due to program dependence on compiler-inserted WG.AR in divergent path in "
+       "the function 'k'\n"
+       "ptxas info    : Used 168 registers, used 16 barriers, 1024 bytes smem\n",
+       0, true},
+  };
+  for (const auto& note : notes) {
+    ASSERT_EQ(gg_ptx_stats_parse(ptx, strlen(ptx), note.log, &stats), GG_OK);
+    EXPECT_EQ(stats.wgmma_fixups, note.fixups) << note.log;
+    EXPECT_EQ(stats.wgmma_serialized, note.serialized) << note.log;
+  }
 }
 
 TEST(Sm90a, TheTargetsRulesNameWhatTheyRefuse) {

@@ -19,17 +19,17 @@ cubin=$1
 TOOLS=${GG_SASS_TOOLS:-$HOME/.cache/gg/cuobjdump}
 BIN=$TOOLS/nvidia/cu13/bin
 CUOBJDUMP=$BIN/cuobjdump
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 if [ ! -x "$CUOBJDUMP" ] || [ ! -x "$BIN/nvdisasm" ]; then
   mkdir -p "$TOOLS"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   python3 -m venv "$tmp/venv"
   "$tmp/venv/bin/pip" download -q --no-deps --disable-pip-version-check -d "$tmp/w" \
     "nvidia-cuda-cuobjdump==13.5.37" "nvidia-cuda-nvdisasm==13.5.37"
   for wheel in "$tmp"/w/*.whl; do python3 -m zipfile -e "$wheel" "$TOOLS"; done
   chmod +x "$CUOBJDUMP" "$BIN/nvdisasm"
 fi
-out=${2:-$(mktemp)}
+out=${2:-$tmp/k.sass}
 PATH=$BIN:$PATH "$CUOBJDUMP" -sass "$cubin" > "$out"
 awk '
   / USETMAXREG\.DEALLOC/ { split_seen = 1 }
@@ -43,4 +43,3 @@ awk '
     if (qgmma > 0 && arrive >= qgmma && depbar >= qgmma)
       print "sass.sh: every QGMMA has an arrive and a wait of its own: serialised" > "/dev/stderr"
   }' "$out"
-[ $# -ge 2 ] || rm -f "$out"
