@@ -64,12 +64,23 @@ typedef struct nvvm_kernel {
   long long stage_bytes, a_bytes, smem;
   int acc_count;  // f32 accumulators per consumer thread: tn / 2
   bool fast, blockwise;
+  // Ping-pong (fast rowwise 128x128, unsplit, one CTA a tile): each consumer warpgroup takes
+  // every other tile of the CTA's walk whole (its 128 rows in two m64 halves), so one's
+  // epilogue runs while the other's wgmmas keep the tensor cores busy; an order barrier
+  // per warpgroup hands the K loop from one to the other (emit_tile).
+  bool pingpong;
   // Blockwise 3D-2D: a tile may straddle two 128-wide column blocks of B's scales (a group
   // starts where the previous ended); every other layout's tiles start at multiples of
   // tile_n, which divides 128.
   bool split_column_blocks;
   char acc_type[2048];
 } nvvm_kernel;
+
+// A role's counters (%iter): the K tiles it has gone through (the ring's stage and phase)
+// and, in ping-pong, the tiles (whose parity says which consumer warpgroup takes one).
+static const char* counters_type(const nvvm_kernel* k) {
+  return k->pingpong ? "memref<2xindex>" : "memref<1xindex>";
+}
 
 static void acc_type(nvvm_kernel* k) {
   size_t n = (size_t)snprintf(k->acc_type, sizeof k->acc_type, "!llvm.struct<(");
@@ -108,6 +119,8 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->fast = k->desc.accum == GG_ACCUM_FAST;
   k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
   k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
+  k->pingpong = k->fast && !k->blockwise && k->tm == GG_SM90_CTA_ROWS && k->tn == 128 &&
+                k->split == 1 && k->cluster_m == 1 && k->desc.layout != GG_LAYOUT_K_OFFSETS;
   acc_type(k);
   return true;
 }
@@ -307,23 +320,27 @@ static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
   line(t, "      }");
 }
 
-// The four k32 wgmma steps of one K tile on %<in>, giving %<out>; the first with scale-d
+// The four k32 wgmma steps of one K tile on %<in[h]>, giving %<out[h]>, for each of
+// `halves` blocks of 64 rows: the warpgroup's own (A at %desc_a), or in ping-pong the
+// tile's two (A at %desc_a and %desc_a1), k32 step by step. The first step has scale-d
 // `first_scale` (zero starts a fresh partial sum).
-static void emit_wgmma(gg_text* t, const nvvm_kernel* k, const char* in, const char* out,
-                       const char* first_scale) {
+static void emit_wgmma(gg_text* t, const nvvm_kernel* k, int halves, const char* const in[],
+                       const char* const out[], const char* first_scale) {
   line(t, "      nvvm.wgmma.fence.aligned");
-  char prev[32];
-  snprintf(prev, sizeof prev, "%s", in);
+  char prev[2][32];
+  for (int h = 0; h < halves; ++h) snprintf(prev[h], sizeof prev[h], "%s", in[h]);
   for (int s = 0; s < 4; ++s) {
-    line(t, "      %%da%d = arith.addi %%desc_a, %%cstep%d : i64", s, s);
     line(t, "      %%db%d = arith.addi %%desc_b, %%cstep%d : i64", s, s);
-    char next[32];
-    if (s != 3) snprintf(next, sizeof next, "%%w%d", s);
-    else snprintf(next, sizeof next, "%s", out);
-    line(t, "      %s = nvvm.wgmma.mma_async %%da%d, %%db%d, %s, <m = 64, n = %d, k = 32>, "
-         "D[<f32>, <%s>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : %s -> %s",
-      next, s, s, prev, k->tn, s == 0 ? first_scale : "one", k->acc_type, k->acc_type);
-    snprintf(prev, sizeof prev, "%s", next);
+    for (int h = 0; h < halves; ++h) {
+      line(t, "      %%da%d_%d = arith.addi %%desc_a%s, %%cstep%d : i64", h, s, h ? "1" : "", s);
+      char next[32];
+      if (s != 3) snprintf(next, sizeof next, "%%w%d_%d", h, s);
+      else snprintf(next, sizeof next, "%s", out[h]);
+      line(t, "      %s = nvvm.wgmma.mma_async %%da%d_%d, %%db%d, %s, <m = 64, n = %d, k = 32>, "
+           "D[<f32>, <%s>, <wrapped>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : %s -> %s",
+        next, h, s, s, prev[h], k->tn, s == 0 ? first_scale : "one", k->acc_type, k->acc_type);
+      snprintf(prev[h], sizeof prev[h], "%s", next);
+    }
   }
   line(t, "      nvvm.wgmma.commit.group.sync.aligned");
 }
@@ -397,19 +414,25 @@ static void emit_staged_setup(gg_text* t, const char* out_type) {
 // words of 2 bf16, tile rows %e_rw words apart), go out as 16-byte stores, 8 columns a
 // thread, a warp four 128-byte row segments; a chunk the group's last column cuts, or one
 // the output's address leaves misaligned, goes element by element. Rows at or past `limit`
-// are not stored.
+// are not stored. The rows are tile rows from %<tile_row0>, buffer rows from %<buffer_row0>
+// (the same but in ping-pong, where a warpgroup's buffer holds either half of its tile).
 static void emit_staged_stores(gg_text* t, const char* out_type, int row_words, int col0,
-                               const char* limit) {
+                               const char* limit, const char* tile_row0, const char* buffer_row0) {
   line(t, "    scf.for %%ep = %%c0 to %%e_passes step %%c1 {");
   line(t, "      %%e_col0 = arith.constant %d : index", col0);
   line(t, "      %%eid0 = arith.muli %%ep, %%c128 : index");
   line(t, "      %%eid = arith.addi %%eid0, %%t128 : index");
   line(t, "      %%erow = arith.divui %%eid, %%e_chunks : index");
   line(t, "      %%echunk = arith.remui %%eid, %%e_chunks : index");
-  line(t, "      %%elr = arith.addi %%rw, %%erow : index");
+  line(t, "      %%elr = arith.addi %s, %%erow : index", tile_row0);
+  const char* buffer_row = "%elr";
+  if (strcmp(tile_row0, buffer_row0)) {
+    line(t, "      %%ebr = arith.addi %s, %%erow : index", buffer_row0);
+    buffer_row = "%ebr";
+  }
   line(t, "      %%erok = arith.cmpi slt, %%elr, %s : index", limit);
   line(t, "      scf.if %%erok {");
-  line(t, "        %%esw0 = arith.muli %%elr, %%e_rw : index");
+  line(t, "        %%esw0 = arith.muli %s, %%e_rw : index", buffer_row);
   line(t, "        %%esw1 = arith.muli %%echunk, %%c4 : index");
   line(t, "        %%esw = arith.addi %%esw0, %%esw1 : index");
   line(t, "        %%ev4 = vector.load %%epi[%%esw] {alignment = 16} : memref<%dxi32, " WORKGROUP
@@ -477,9 +500,11 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
     // The element of this lane's line: a row scale 32 rows on per lane from 16, a column
     // scale 32 columns on per lane from 0; within the group's rows or columns.
     if (v == 0) {
+      // The warpgroup's 64 rows (two lines), or in ping-pong the tile's 128 (four).
       line(t, "    %%pf_l0 = arith.subi %%lane, %%c16 : index");
-      line(t, "    %%pf_w0 = arith.muli %%cw, %%c64 : index");
-      line(t, "    %%pf_lin0 = arith.cmpi ult, %%pf_l0, %%c2 : index");
+      if (k->pingpong) line(t, "    %%pf_w0 = arith.constant 0 : index");
+      else line(t, "    %%pf_w0 = arith.muli %%cw, %%c64 : index");
+      line(t, "    %%pf_lin0 = arith.cmpi ult, %%pf_l0, %s : index", k->pingpong ? "%c4" : "%c2");
       line(t, "    %%pf_r0 = arith.muli %%pf_l0, %%c32 : index");
       line(t, "    %%pf_at0 = arith.addi %%pf_w0, %%pf_r0 : index");
       line(t, "    %%pf_in0b = arith.cmpi slt, %%pf_at0, %%row_limit : index");
@@ -518,8 +543,11 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
 // H200: the output-bound shapes ran at 0.2-0.4 of torch). The buffer is the epilogue's
 // own, so the producer fills the ring with the next tile meanwhile. Otherwise predicated
 // stores straight from registers. Rows at or past `row_limit` are neither loaded nor stored.
+// `half` (0 or 1) is the tile's block of 64 rows in ping-pong, where the warpgroup holds the
+// whole tile (its buffer rows stay its own); -1 otherwise (the warpgroup's own 64 rows).
 static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
-                          MlirValue e_sa, MlirValue e_sb, bool ring, const char* row_limit) {
+                          MlirValue e_sa, MlirValue e_sb, bool ring, const char* row_limit,
+                          int half) {
   bool staged = ring && rows_contiguous(mlirValueGetType(out));
   int row_words = GG_SM90_EPILOGUE_COLS / 2 + 4;  // a row of bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
@@ -529,7 +557,13 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_type(&out_type, mlirValueGetType(out));
   gg_text_type(&sa_type, mlirValueGetType(e_sa));
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
-  emit_thread_row(t, "    ", "", "r0");
+  emit_thread_row(t, "    ", "", half < 0 ? "r0" : "rb0");
+  if (half >= 0) {
+    line(t, "    %%rwt = arith.constant %d : index", 64 * half);
+    line(t, "    %%rAt = arith.addi %%rwt, %%r16 : index");
+    line(t, "    %%r0 = arith.addi %%rAt, %%g : index");
+    line(t, "    %%rb1 = arith.addi %%rb0, %%c8 : index");
+  }
   line(t, "    %%q = arith.remui %%lane, %%c4 : index");
   line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
@@ -541,7 +575,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
          WORKGROUP ">", k->smem, 128 * row_words);
     line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
-      line(t, "    %%ew%d = arith.muli %%r%d, %%e_rw : index", h, h);
+      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, half < 0 ? "" : "b", h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
     emit_staged_setup(t, gg_text_str(&out_type));
@@ -605,7 +639,8 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
     if (staged && j % chunk_j == chunk_j - 1) {
       // The chunk's words are written; read back before the next chunk (or tile) reuses them.
       line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j), row_limit);
+      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j), row_limit,
+                         half < 0 ? "%rw" : "%rwt", "%rw");
       line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
     }
   }
@@ -800,7 +835,7 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   line(t, "    %%cBBytes = arith.constant %lld : index", k->stage_bytes - k->a_bytes);
   line(t, "    %%a_rows0 = arith.minsi %%row_limit, %%cTM : index");
   line(t, "    %%a_rows = arith.maxsi %%a_rows0, %%c1 : index");
-  line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
+  line(t, "    %%it0 = memref.load %%iter[%%c0] : %s", counters_type(k));
   // The map is chosen once a tile, outside its K loop: a full tile's loop is the one it
   // had before the third map.
   if (a_few_rows_map(k)) {
@@ -815,7 +850,7 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
     emit_producer_k_loop(t, k, "%tmA", "!tmA", box_rows);
   }
   line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
-  line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
+  line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
   line(t, "  }");
   // Split-K: the cluster's two barriers of each tile (emit_split_reduce), which every
   // thread of every CTA of the cluster passes.
@@ -833,7 +868,10 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
 static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
                                  const MlirValue* args, const char* init, const char* result,
                                  bool mma) {
-  if (k->fast)
+  if (k->pingpong)
+    line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s, %%acc_in1 = %s) -> (%s, %s) {",
+      result, init, init, k->acc_type, k->acc_type);
+  else if (k->fast)
     line(t, "    %s = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
       result, init, k->acc_type);
   else
@@ -849,7 +887,15 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
   line(t, "      %%stage_base = arith.addi %%aoff, %%so : index");
   if (ops->mask_k) emit_k_mask(t, k);
   line(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
-  line(t, "      %%aaddr = arith.addi %%stage_addr, %%cw_rows_bytes : index");
+  // The warpgroup's 64 rows of the stage's A; in ping-pong all 128, in two halves.
+  line(t, "      %%aaddr = arith.addi %%stage_addr, %s : index", k->pingpong ? "%c0" : "%cw_rows_bytes");
+  if (k->pingpong) {
+    line(t, "      %%aaddr1 = arith.addi %%stage_addr, %%c8192 : index");
+    line(t, "      %%aai1 = arith.index_cast %%aaddr1 : index to i64");
+    line(t, "      %%aam1 = arith.andi %%aai1, %%c3ffff : i64");
+    line(t, "      %%aas1 = arith.shrui %%aam1, %%c4i : i64");
+    line(t, "      %%desc_a1 = arith.ori %%dhi, %%aas1 : i64");
+  }
   line(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
   line(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
   line(t, "      %%bai = arith.index_cast %%baddr : index to i64");
@@ -861,7 +907,9 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
   line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
   if (k->fast) {
     if (mma) {
-      emit_wgmma(t, k, "%acc_in", "%acc_out", "one");
+      const char* const in[2] = {"%acc_in", "%acc_in1"};
+      const char* const out[2] = {"%acc_out", "%acc_out1"};
+      emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, "one");
       line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
     }
     // The previous tile's wgmma is done: its stage goes back to the producer.
@@ -877,8 +925,19 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
       line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
     }
     emit_release(t, k, "%release", "%sp");
-    line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
+    if (k->pingpong)
+      line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
+    else
+      line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
     line(t, "    }");
+    // Ping-pong: the K loop's last wait on a full barrier is past, so the other warpgroup's
+    // next K loop may begin (emit_order_wait), while these wgmmas finish.
+    if (k->pingpong) {
+      line(t, "    scf.if %%lane0 {");
+      line(t, "      %%o_mine = arith.addi %%o_base, %%cw : index");
+      line(t, "      %%o_tok = nvgpu.mbarrier.arrive %%bar[%%o_mine] : !bar -> !nvgpu.mbarrier.token");
+      line(t, "    }");
+    }
     if (mma) line(t, "    nvvm.wgmma.wait.group.sync.aligned 0");
     // The last K tile's stage goes back too: the ring runs on into the CTA's next tile
     // (under split-K after the reduction).
@@ -892,7 +951,9 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     }
   } else {
     if (mma) {
-      emit_wgmma(t, k, "%part_in", "%part", "zero");
+      const char* const in[1] = {"%part_in"};
+      const char* const out[1] = {"%part"};
+      emit_wgmma(t, k, 1, in, out, "zero");
       line(t, "      nvvm.wgmma.wait.group.sync.aligned 0");
     }
     if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
@@ -956,6 +1017,25 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     line(t, "      scf.yield %%pr%d, %%part : %s, %s", k->acc_count, k->acc_type, k->acc_type);
     line(t, "    }");
   }
+}
+
+// Ping-pong: before the K loop of the CTA's tile %tno (from the second on), wait until the
+// other warpgroup's K loop of the tile before it is past its waits on full barriers (its
+// arrival %o_round on its order barrier). The ring's full barriers are waited on by parity:
+// a warpgroup that started its tile's K loop while the other still had the previous
+// tile's last ring of stages to wait for would take a stage's fill two rounds back for
+// the one it waits for. The other cannot arrive twice before this one does once.
+static void emit_order_wait(gg_text* t) {
+  line(t, "      %%o_prev = arith.cmpi uge, %%tno, %%c1 : index");
+  line(t, "      scf.if %%o_prev {");
+  line(t, "        %%o_t = arith.subi %%tno, %%c1 : index");
+  line(t, "        %%o_round = arith.divui %%o_t, %%c2 : index");
+  line(t, "        %%o_ri = arith.index_cast %%o_round : index to i64");
+  line(t, "        %%o_ph = arith.trunci %%o_ri : i64 to i1");
+  line(t, "        %%o_other0 = arith.subi %%c1, %%cw : index");
+  line(t, "        %%o_other = arith.addi %%o_base, %%o_other0 : index");
+  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%o_other], %%o_ph, %%ticks : !bar");
+  line(t, "      }");
 }
 
 // One role's share of a tile: the producer's loads, or the consumers' wgmma and epilogue.
@@ -1039,7 +1119,42 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     line(t, "    %%c4i = arith.constant 4 : i64");
     for (int s = 0; s < 4; ++s) line(t, "    %%cstep%d = arith.constant %d : i64", s, 2 * s);
     line(t, "    %%cw_rows_bytes = arith.muli %%cw, %%c8192 : index");
-    line(t, "    %%it0 = memref.load %%iter[%%c0] : memref<1xindex>");
+    line(t, "    %%it0 = memref.load %%iter[%%c0] : %s", counters_type(k));
+    if (k->pingpong) {
+      // Every other tile of the CTA's walk is this warpgroup's, whole; it counts the other's
+      // K tiles too (the ring's stages run through both).
+      line(t, "    %%tno = memref.load %%iter[%%c1] : %s", counters_type(k));
+      line(t, "    %%tno1 = arith.addi %%tno, %%c1 : index");
+      line(t, "    memref.store %%tno1, %%iter[%%c1] : %s", counters_type(k));
+      line(t, "    %%tpar = arith.remui %%tno, %%c2 : index");
+      line(t, "    %%mine = arith.cmpi eq, %%tpar, %%cw : index");
+      line(t, "    %%o_base = arith.constant %d : index", 2 * k->stages);
+      line(t, "    scf.if %%mine {");
+      emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
+      line(t, "    }");
+      line(t, "    %%accs:2 = scf.if %%mine -> (%s, %s) {", k->acc_type, k->acc_type);
+      emit_order_wait(t);
+      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", true);
+      line(t, "    scf.yield %%acc_k#0, %%acc_k#1 : %s, %s", k->acc_type, k->acc_type);
+      line(t, "    } else {");
+      line(t, "    scf.yield %s, %s : %s, %s", acc_name, acc_name, k->acc_type, k->acc_type);
+      line(t, "    }");
+      line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
+      line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
+      // Each half's epilogue in a region of its own (the same names in both).
+      line(t, "    %%pp_true = arith.constant true");
+      line(t, "    scf.if %%mine {");
+      for (int h = 0; h < 2; ++h) {
+        line(t, "    scf.if %%pp_true {");
+        emit_epilogue(t, k, h ? "%accs#1" : "%accs#0", args[ARG_OUT], args[ARG_E_SA],
+                      args[ARG_E_SB], loads, limit, h);
+        line(t, "    }");
+      }
+      line(t, "    }");
+      line(t, "  return");
+      line(t, "}");
+      return;
+    }
     if (!k->blockwise) emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
     // The second warpgroup's rows start at 64: a tile of fewer rows leaves it none.
     line(t, "    %%cw_row0 = arith.muli %%cw, %%c64 : index");
@@ -1058,7 +1173,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     }
     acc = k->fast ? "%acc" : "%accs#0";
     line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
-    line(t, "    memref.store %%it1, %%iter[%%c0] : memref<1xindex>");
+    line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
     if (k->split > 1) {
       emit_split_reduce(t, k, acc);
       acc = "%acc_red";
@@ -1071,7 +1186,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   } else {
     acc = acc_name;
   }
-  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
+  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit, -1);
   line(t, "  return");
   line(t, "}");
 }
@@ -1085,7 +1200,8 @@ static void expand_aliases(gg_text* t, const nvvm_kernel* k) {
   snprintf(tm_b, sizeof tm_b, tm, gg_sm90_b_box_rows(&k->desc));
   snprintf(tm_f, sizeof tm_f, tm, GG_SM90_A_FEW_ROWS);
   snprintf(bar, sizeof bar,
-           "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>", 2 * k->stages);
+           "!nvgpu.mbarrier.group<memorySpace = " WORKGROUP ", num_barriers = %d>",
+           2 * k->stages + (k->pingpong ? 2 : 0));
   const char* from[4] = {"!tmA", "!tmB", "!tmF", "!bar"};
   const char* to[4] = {tm_a, tm_b, tm_f, bar};
   gg_text out;
@@ -1229,8 +1345,9 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
   line(&t, "func.func @prologue(%%tma_a: !llvm.ptr, %%tma_b: !llvm.ptr, %%tma_af: !llvm.ptr, %%tid: index) -> !bar {");
   line(&t, "  %%c0 = arith.constant 0 : index");
   line(&t, "  %%c1 = arith.constant 1 : index");
-  // Empty barriers: each consumer warp arrives, the peer CTA's too in a 256-row tile's cluster.
-  line(&t, "  %%cEmpty = arith.constant %d : index", 8 * k->cluster_m);
+  // Empty barriers: each consumer warp arrives, the peer CTA's too in a 256-row tile's
+  // cluster; in ping-pong only the warps of the warpgroup whose tile the stage holds.
+  line(&t, "  %%cEmpty = arith.constant %d : index", k->pingpong ? 4 : 8 * k->cluster_m);
   line(&t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
   line(&t, "  %%bar = nvgpu.mbarrier.create -> !bar");
   line(&t, "  scf.if %%is0 {");
@@ -1239,6 +1356,13 @@ static bool lower_prologue(MlirOperation before, const nvvm_kernel* k, bool load
     line(&t, "    nvgpu.mbarrier.init %%bar[%%sf%d], %%c1 : !bar", s);
     line(&t, "    %%se%d = arith.constant %d : index", s, k->stages + s);
     line(&t, "    nvgpu.mbarrier.init %%bar[%%se%d], %%cEmpty : !bar", s);
+  }
+  // Ping-pong's order barriers, one a consumer warpgroup: its 4 warps arrive when its K
+  // loop is done.
+  for (int w = 0; k->pingpong && w < 2; ++w) {
+    line(&t, "    %%so%d = arith.constant %d : index", w, 2 * k->stages + w);
+    line(&t, "    %%cOrder%d = arith.constant 4 : index", w);
+    line(&t, "    nvgpu.mbarrier.init %%bar[%%so%d], %%cOrder%d : !bar", w, w);
   }
   line(&t, "    nvvm.fence.mbarrier.init");
   if (loads) {
@@ -1435,8 +1559,9 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   // moves them into the entry block, where LLVM's SROA takes them into registers: inside
   // the roles' branches one stayed in 8 bytes of local memory (split-K kernels).
   for (int role = 0; role < 2; ++role) {
-    line(&t, "  %%iter%d = memref.alloca() : memref<1xindex>", role);
-    line(&t, "  memref.store %%c0, %%iter%d[%%c0] : memref<1xindex>", role);
+    line(&t, "  %%iter%d = memref.alloca() : %s", role, counters_type(k));
+    line(&t, "  memref.store %%c0, %%iter%d[%%c0] : %s", role, counters_type(k));
+    if (k->pingpong) line(&t, "  memref.store %%c0, %%iter%d[%%c1] : %s", role, counters_type(k));
   }
   for (int role = 0; role < 2; ++role) {
     if (role == ROLE_PRODUCER) {

@@ -4,7 +4,8 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=KERNEL
 // RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --target sm_90a --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=STRIDED
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=WIDE
-// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=FAST
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit target | FileCheck %s --check-prefix=FAST
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=PINGPONG
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
 // RUN: %gg compile --op stacked --groups 1,300 --N 512 --K 512 --target sm_90a --accum fast --tile 256x256x128 --emit target | FileCheck %s --check-prefix=CLUSTER
 // RUN: not %gg compile --op stacked --groups 1,300 --N 512 --K 1024 --target sm_90a --tile 256x128x128 --split-k 2 2>&1 | FileCheck %s --check-prefix=CLUSTERSPLIT
@@ -206,6 +207,50 @@
 // FAST: nvgpu.mbarrier.arrive
 // FAST-NOT: nvvm.wgmma.mma_async
 // FAST: arith.truncf %{{.*}} : f32 to bf16
+
+// Ping-pong (fast rowwise 128x128): each consumer warpgroup takes every other tile of the
+// CTA's walk (the parity of a tile count kept beside the K-tile count), whole: it waits on
+// the other's order barrier (past the ring's 8), issues both 64-row halves' wgmma a k32
+// step at a time, arrives on its own order barrier once its K loop is past its waits,
+// and runs the epilogue for each half. Only its 4 warps release a stage.
+// PINGPONG: num_barriers = 10
+// PINGPONG: nvgpu.mbarrier.init %{{.*}}[%c4{{[_0-9]*}}], %[[EMPTY:c4[_0-9]*]] :
+// PINGPONG: nvgpu.mbarrier.init %{{.*}}[%c8{{[_0-9]*}}], %c4
+// PINGPONG: nvgpu.mbarrier.init %{{.*}}[%c9{{[_0-9]*}}], %c4
+// PINGPONG: nvvm.setmaxregister increase 232
+// PINGPONG: %[[TNO:.*]] = memref.load %{{.*}}[%c1{{[_0-9]*}}] : memref<2xindex>
+// PINGPONG: memref.store %{{.*}}, %{{.*}}[%c1{{[_0-9]*}}] : memref<2xindex>
+// PINGPONG: %[[PAR:.*]] = arith.remui %[[TNO]], %c2{{[_0-9]*}} : index
+// PINGPONG: %[[MINE:.*]] = arith.cmpi eq, %[[PAR]], %{{.*}} : index
+// PINGPONG: scf.if %[[MINE]] -> (!llvm.struct
+// PINGPONG: arith.cmpi uge, %[[TNO]], %c1{{[_0-9]*}} : index
+// PINGPONG: arith.divui %{{.*}}, %c2{{[_0-9]*}} : index
+// PINGPONG: nvgpu.mbarrier.try_wait.parity
+// PINGPONG: scf.for {{.*}} iter_args(%[[H0:[^ ]*]] = %{{.*}}, %[[H1:[^ ]*]] = %{{.*}}) -> (!llvm.struct
+// PINGPONG: nvgpu.mbarrier.try_wait.parity
+// PINGPONG: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[H0]], <m = 64, n = 128, k = 32>
+// PINGPONG-NEXT: arith.addi
+// PINGPONG-NEXT: %[[D1:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[H1]], <m = 64, n = 128, k = 32>
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]],
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D1]],
+// PINGPONG: nvvm.wgmma.commit.group.sync.aligned
+// PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// PINGPONG: nvgpu.mbarrier.arrive
+// PINGPONG: scf.yield
+// PINGPONG-NEXT: }
+// PINGPONG-NEXT: scf.if
+// PINGPONG-NEXT: arith.addi %c8{{[_0-9]*}}, %{{.*}} : index
+// PINGPONG-NEXT: nvgpu.mbarrier.arrive
+// PINGPONG-NEXT: }
+// PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG: } else {
+// PINGPONG-NOT: nvvm.wgmma.mma_async
+// PINGPONG-NOT: nvgpu.mbarrier
+// PINGPONG: scf.if %[[MINE]] {
+// PINGPONG: arith.constant 0 : index
+// PINGPONG: arith.truncf %{{.*}} : f32 to bf16
+// PINGPONG: arith.constant 64 : index
+// PINGPONG: arith.truncf %{{.*}} : f32 to bf16
 
 // 2D-2D: the boundary tile's A columns outside the group's K range are zeroed in shared
 // memory, made visible to wgmma, and the warpgroup syncs on its own named barrier.
