@@ -128,6 +128,7 @@ sanitizers() {
     sanitize $tool --op mm --ranks 2d2d --groups 0,1,130,301,48 --M 200 --N 264 --accum fast
     sanitize $tool --op dynamic --groups 0,1,130,200 --M 256 --N 256 --K 640 --scaling blockwise
     sanitize $tool --op stacked --groups 600,1,300,0,500 --N 2048 --K 128 --accum fast --tile 128x128x128
+    sanitize $tool --op stacked --groups 600,1,300,0,500 --N 4096 --K 256 --accum fast --tile 128x128x128
     sanitize $tool --op mm --ranks 2d3d --groups 1,0,0,5 --N 4096 --K 2112 --accum fast --split-k 3
     sanitize $tool --op stacked --groups 1,0,3,0,17,70 --N 1536 --K 2048 --accum fast --tile 128x256x128 --split-k 4
     sanitize $tool --op stacked --groups 600,1,300,0,500 --N 1600 --K 1024 --accum promoted --tile 128x192x128 --split-k 2
