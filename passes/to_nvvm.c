@@ -11,6 +11,9 @@
 //   of shared-memory stages, 128-byte swizzled, guarded by full/empty mbarriers. The ring
 //   runs on across the CTA's tiles (a per-role count of K tiles gives stage and phase), so
 //   the next tile's loads go out while the consumers are still in this tile's epilogue.
+// - Ping-pong (fast rowwise 128x128 tiles): each consumer warpgroup takes every other tile
+//   of the CTA's walk whole (two m64 halves), so one's epilogue overlaps the other's
+//   wgmma; order barriers hand the K loop from one to the other (emit_order_wait).
 // - Warpgroups 1 and 2 are consumers: each owns 64 rows and issues m64nNk32 e4m3 wgmma
 //   (nvvm.wgmma.mma_async) from shared memory, with descriptors computed here (128-byte
 //   swizzle, 1024-byte stride between 8-row groups, +32 bytes per k32 step). nvgpu's own
@@ -864,10 +867,11 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
 // gives it back as the wgmma path does, so the producer's empty barriers (all 8 consumer
 // warps) and split-K's kept stages see the same arrivals, but issues no wgmma: the tensor
 // cores, which bound a decode CTA's K tile (128 rows of products for a few real ones),
-// do half the work.
+// do half the work. In ping-pong the loop carries the tile's two halves' accumulators and
+// issues wgmma for `halves` of them (1: a tile of 64 rows or fewer).
 static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
                                  const MlirValue* args, const char* init, const char* result,
-                                 bool mma) {
+                                 bool mma, int halves) {
   if (k->pingpong)
     line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s, %%acc_in1 = %s) -> (%s, %s) {",
       result, init, init, k->acc_type, k->acc_type);
@@ -909,7 +913,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     if (mma) {
       const char* const in[2] = {"%acc_in", "%acc_in1"};
       const char* const out[2] = {"%acc_out", "%acc_out1"};
-      emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, "one");
+      emit_wgmma(t, k, halves, in, out, "one");
       line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
     }
     // The previous tile's wgmma is done: its stage goes back to the producer.
@@ -926,7 +930,8 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     }
     emit_release(t, k, "%release", "%sp");
     if (k->pingpong)
-      line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
+      line(t, "      scf.yield %%acc_out, %s : %s, %s", halves == 2 ? "%acc_out1" : "%acc_in1",
+           k->acc_type, k->acc_type);
     else
       line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
     line(t, "    }");
@@ -1132,20 +1137,29 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "    scf.if %%mine {");
       emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
       line(t, "    }");
+      // A tile of 64 rows or fewer (decode) leaves the second half empty: no wgmma for it
+      // and no epilogue, as the cooperative kernel's second warpgroup does without them.
+      line(t, "    %%two_halves = arith.cmpi slt, %%c64, %%row_limit : index");
       line(t, "    %%accs:2 = scf.if %%mine -> (%s, %s) {", k->acc_type, k->acc_type);
       emit_order_wait(t);
-      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", true);
+      line(t, "    %%acc_k:2 = scf.if %%two_halves -> (%s, %s) {", k->acc_type, k->acc_type);
+      for (int halves = 2; halves >= 1; --halves) {
+        emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_h", true, halves);
+        line(t, "    scf.yield %%acc_h#0, %%acc_h#1 : %s, %s", k->acc_type, k->acc_type);
+        line(t, "    }%s", halves == 2 ? " else {" : "");
+      }
       line(t, "    scf.yield %%acc_k#0, %%acc_k#1 : %s, %s", k->acc_type, k->acc_type);
       line(t, "    } else {");
       line(t, "    scf.yield %s, %s : %s, %s", acc_name, acc_name, k->acc_type, k->acc_type);
       line(t, "    }");
       line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
       line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
-      // Each half's epilogue in a region of its own (the same names in both).
+      // Each half's epilogue in a region of its own (the same names in both); the second
+      // only where the tile reaches it.
       line(t, "    %%pp_true = arith.constant true");
       line(t, "    scf.if %%mine {");
       for (int h = 0; h < 2; ++h) {
-        line(t, "    scf.if %%pp_true {");
+        line(t, "    scf.if %s {", h ? "%two_halves" : "%pp_true");
         emit_epilogue(t, k, h ? "%accs#1" : "%accs#0", args[ARG_OUT], args[ARG_E_SA],
                       args[ARG_E_SB], loads, limit, h);
         line(t, "    }");
@@ -1164,7 +1178,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     else
       line(t, "    %%accs:2 = scf.if %%busy -> (%s, %s) {", k->acc_type, k->acc_type);
     for (int mma = 1; mma >= 0; --mma) {
-      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma);
+      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma, 1);
       if (k->fast)
         line(t, "    scf.yield %%acc_k : %s", k->acc_type);
       else

@@ -209,10 +209,12 @@
 // FAST: arith.truncf %{{.*}} : f32 to bf16
 
 // Ping-pong (fast rowwise 128x128): each consumer warpgroup takes every other tile of the
-// CTA's walk (the parity of a tile count kept beside the K-tile count), whole: it waits on
-// the other's order barrier (past the ring's 8), issues both 64-row halves' wgmma a k32
-// step at a time, arrives on its own order barrier once its K loop is past its waits,
-// and runs the epilogue for each half. Only its 4 warps release a stage.
+// CTA's walk (the parity of a tile count kept beside the K-tile count), whole: from its
+// second tile on it waits on the other warpgroup's order barrier (8 + 1 - cw, past the
+// ring's 8; round (tno - 1) / 2), issues both 64-row halves' wgmma a k32 step at a time
+// (the second half's A 8192 bytes on), arrives on its own order barrier (8 + cw) once its
+// K loop is past its waits, and runs the epilogue for each half. A tile of 64 rows or
+// fewer takes a loop with the first half's wgmma alone. Only its 4 warps release a stage.
 // PINGPONG: num_barriers = 10
 // PINGPONG: nvgpu.mbarrier.init %{{.*}}[%c4{{[_0-9]*}}], %[[EMPTY:c4[_0-9]*]] :
 // PINGPONG: nvgpu.mbarrier.init %{{.*}}[%c8{{[_0-9]*}}], %c4
@@ -221,13 +223,24 @@
 // PINGPONG: %[[TNO:.*]] = memref.load %{{.*}}[%c1{{[_0-9]*}}] : memref<2xindex>
 // PINGPONG: memref.store %{{.*}}, %{{.*}}[%c1{{[_0-9]*}}] : memref<2xindex>
 // PINGPONG: %[[PAR:.*]] = arith.remui %[[TNO]], %c2{{[_0-9]*}} : index
-// PINGPONG: %[[MINE:.*]] = arith.cmpi eq, %[[PAR]], %{{.*}} : index
+// PINGPONG: %[[MINE:.*]] = arith.cmpi eq, %[[PAR]], %[[CW:[^ ]*]] : index
+// PINGPONG: %[[TWO:.*]] = arith.cmpi slt, %c64{{[_0-9]*}}, %{{.*}} : index
 // PINGPONG: scf.if %[[MINE]] -> (!llvm.struct
-// PINGPONG: arith.cmpi uge, %[[TNO]], %c1{{[_0-9]*}} : index
-// PINGPONG: arith.divui %{{.*}}, %c2{{[_0-9]*}} : index
+// PINGPONG-NEXT: %[[PREV:.*]] = arith.cmpi uge, %[[TNO]], %c1{{[_0-9]*}} : index
+// PINGPONG-NEXT: scf.if %[[PREV]] {
+// PINGPONG-NEXT: %[[T1:.*]] = arith.subi %[[TNO]], %c1{{[_0-9]*}} : index
+// PINGPONG-NEXT: %[[ROUND:.*]] = arith.divui %[[T1]], %c2{{[_0-9]*}} : index
+// PINGPONG-NEXT: %[[RI:.*]] = arith.index_cast %[[ROUND]] : index to i64
+// PINGPONG-NEXT: %[[PH:.*]] = arith.trunci %[[RI]] : i64 to i1
+// PINGPONG-NEXT: %[[OTHER0:.*]] = arith.subi %c1{{[_0-9]*}}, %[[CW]] : index
+// PINGPONG-NEXT: %[[OTHER:.*]] = arith.addi %[[OBASE:c8[_0-9]*]], %[[OTHER0]] : index
+// PINGPONG-NEXT: nvgpu.mbarrier.try_wait.parity %{{.*}}[%[[OTHER]]], %[[PH]],
+// PINGPONG: scf.if %[[TWO]] -> (!llvm.struct
+// PINGPONG-NEXT: scf.for {{.*}} iter_args(%[[H0:[^ ]*]] = %{{.*}}, %[[H1:[^ ]*]] = %{{.*}}) -> (!llvm.struct
 // PINGPONG: nvgpu.mbarrier.try_wait.parity
-// PINGPONG: scf.for {{.*}} iter_args(%[[H0:[^ ]*]] = %{{.*}}, %[[H1:[^ ]*]] = %{{.*}}) -> (!llvm.struct
-// PINGPONG: nvgpu.mbarrier.try_wait.parity
+// PINGPONG: arith.addi %[[STAGE:[^,]*]], %c0{{[_0-9]*}} : index
+// PINGPONG-NEXT: arith.addi %[[STAGE]], %c8192 : index
+// PINGPONG-NOT: nvvm.wgmma.mma_async
 // PINGPONG: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[H0]], <m = 64, n = 128, k = 32>
 // PINGPONG-NEXT: arith.addi
 // PINGPONG-NEXT: %[[D1:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[H1]], <m = 64, n = 128, k = 32>
@@ -239,16 +252,22 @@
 // PINGPONG: scf.yield
 // PINGPONG-NEXT: }
 // PINGPONG-NEXT: scf.if
-// PINGPONG-NEXT: arith.addi %c8{{[_0-9]*}}, %{{.*}} : index
+// PINGPONG-NEXT: arith.addi %[[OBASE]], %[[CW]] : index
 // PINGPONG-NEXT: nvgpu.mbarrier.arrive
 // PINGPONG-NEXT: }
 // PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG: } else {
+// PINGPONG-NEXT: scf.for {{.*}} iter_args(%[[G0:[^ ]*]] = %{{.*}}, %[[G1:[^ ]*]] = %{{.*}}) -> (!llvm.struct
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[G0]], <m = 64, n = 128, k = 32>
+// PINGPONG-NOT: %[[G1]], <m = 64
+// PINGPONG: scf.yield %{{.*}}, %[[G1]] :
 // PINGPONG: } else {
 // PINGPONG-NOT: nvvm.wgmma.mma_async
 // PINGPONG-NOT: nvgpu.mbarrier
 // PINGPONG: scf.if %[[MINE]] {
 // PINGPONG: arith.constant 0 : index
 // PINGPONG: arith.truncf %{{.*}} : f32 to bf16
+// PINGPONG: scf.if %[[TWO]] {
 // PINGPONG: arith.constant 64 : index
 // PINGPONG: arith.truncf %{{.*}} : f32 to bf16
 
