@@ -122,8 +122,7 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->fast = k->desc.accum == GG_ACCUM_FAST;
   k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
   k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
-  k->pingpong = k->fast && !k->blockwise && k->tm == GG_SM90_CTA_ROWS && k->tn == 128 &&
-                k->split == 1 && k->cluster_m == 1 && k->desc.layout != GG_LAYOUT_K_OFFSETS;
+  k->pingpong = gg_sm90_pingpong(&k->desc);
   acc_type(k);
   return true;
 }

@@ -927,6 +927,13 @@ int gg_sm90_split_k(const gg_op_desc* in) {
   return in->tile.split_k > 1 ? in->tile.split_k : 1;
 }
 
+int gg_sm90_pingpong(const gg_op_desc* in) {
+  gg_op_desc d = gg_op_desc_with_defaults(in);
+  return d.target == GG_TARGET_SM90A && d.accum == GG_ACCUM_FAST &&
+         d.scaling == GG_SCALING_ROWWISE && d.tile.m == GG_SM90_CTA_ROWS && d.tile.n == 128 &&
+         gg_sm90_split_k(&d) == 1 && d.layout != GG_LAYOUT_K_OFFSETS;
+}
+
 int64_t gg_sm90_launch_ctas(const gg_op_desc* in, int64_t m, int resident) {
   gg_grid_dim_rule rules[3];
   gg_grid_rules(in, rules);

@@ -395,6 +395,9 @@ int64_t gg_sm90_epilogue_offset(const gg_op_desc* desc);
 int64_t gg_sm90_launch_ctas(const gg_op_desc* desc, int64_t m, int resident);
 // split_k, or 1 when none is asked.
 int gg_sm90_split_k(const gg_op_desc* desc);
+// Whether the kernel is ping-pong: fast rowwise 128x128 tiles, unsplit, one CTA a tile, K
+// not in k_offsets. Each consumer warpgroup then takes every other tile of its CTA whole.
+int gg_sm90_pingpong(const gg_op_desc* desc);
 int64_t gg_sm90_static_shared_bytes(const gg_op_desc* desc);
 
 // ---------------------------------------------------------------------------------------
