@@ -1539,8 +1539,8 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   snprintf(ends_type, sizeof ends_type, "memref<%lldxi64, " WORKGROUP ">", (long long)k->desc.g);
   gg_text t;
   gg_text_init(&t);
-  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index%s%s) -> "
-       "(memref<1xindex>, memref<1xindex>) {", dense ? ", %ends: " : "", dense ? ends_type : "");
+  line(&t, "func.func @roles(%%tid: index, %%gx: index, %%gy: index, %%gz: index%s%s) -> (%s, %s) {",
+       dense ? ", %ends: " : "", dense ? ends_type : "", counters_type(k), counters_type(k));
   line(&t, "  %%c0 = arith.constant 0 : index");
   line(&t, "  %%c1 = arith.constant 1 : index");
   line(&t, "  %%c128 = arith.constant 128 : index");
@@ -1591,7 +1591,7 @@ static bool lower_role_loops(MlirOperation before, const nvvm_kernel* k, const M
   // No CTA of a 256-row tile's cluster leaves while the peer may still arrive on its
   // barriers (its consumers' last releases).
   if (k->cluster_m > 1) emit_cluster_sync(&t, "  ", 1);
-  line(&t, "  return %%iter0, %%iter1 : memref<1xindex>, memref<1xindex>");
+  line(&t, "  return %%iter0, %%iter1 : %s, %s", counters_type(k), counters_type(k));
   line(&t, "}");
   MlirValue args[5] = {tid, extents[0], extents[1], extents[2], ends};
   bool ok = !t.failed &&
