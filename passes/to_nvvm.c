@@ -859,27 +859,9 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   if (k->split > 1) emit_cluster_sync(t, "  ", 2);
 }
 
-// One consumer warpgroup's K loop over the tile's %nk K tiles, its accumulators starting
-// at `init`: %<result> in fast mode, %<result>:2 (the total and the last partial) in
-// promoted. Without `mma` the warpgroup holds none of the tile's rows (a decode tile of
-// 64 rows or fewer leaves the second warpgroup's 64 empty): it waits for each stage and
-// gives it back as the wgmma path does, so the producer's empty barriers (all 8 consumer
-// warps) and split-K's kept stages see the same arrivals, but issues no wgmma: the tensor
-// cores, which bound a decode CTA's K tile (128 rows of products for a few real ones),
-// do half the work. In ping-pong the loop carries the tile's two halves' accumulators and
-// issues wgmma for `halves` of them (1: a tile of 64 rows or fewer).
-static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
-                                 const MlirValue* args, const char* init, const char* result,
-                                 bool mma, int halves) {
-  if (k->pingpong)
-    line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s, %%acc_in1 = %s) -> (%s, %s) {",
-      result, init, init, k->acc_type, k->acc_type);
-  else if (k->fast)
-    line(t, "    %s = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
-      result, init, k->acc_type);
-  else
-    line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
-      result, init, init, k->acc_type, k->acc_type);
+// The start of the consumer's K tile %kt: its stage's full barrier waited on, and the
+// stage's wgmma descriptors %desc_a (%desc_a1, ping-pong's second half) and %desc_b.
+static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const tile_ops* ops) {
   emit_ring_slot(t, "      ");
   line(t, "      %%ri = arith.index_cast %%r : index to i64");
   line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
@@ -908,29 +890,71 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
   line(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
   line(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
   line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
+}
+
+// Fast mode's K tile %kt: its wgmma on %acc_in (%acc_in1) giving %acc_out (%acc_out1), the
+// first k32 step with scale-d `first_scale`, and the previous K tile's stage released.
+static void emit_fast_k_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, bool mma,
+                             const char* first_scale) {
+  emit_consumer_k_tile_start(t, k, ops);
+  if (mma) {
+    const char* const in[2] = {"%acc_in", "%acc_in1"};
+    const char* const out[2] = {"%acc_out", "%acc_out1"};
+    emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, first_scale);
+    line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
+  }
+  // The previous tile's wgmma is done: its stage goes back to the producer.
+  line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
+  line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
+  line(t, "      %%sp = arith.remui %%kp, %%cS : index");
+  if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
+    line(t, "      %%kp_t = arith.subi %%kt, %%c1 : index");
+    line(t, "      %%early = arith.cmpi slt, %%kp_t, %%kdefer : index");
+    line(t, "      %%release0 = arith.andi %%had_prev, %%lane0 : i1");
+    line(t, "      %%release = arith.andi %%release0, %%early : i1");
+  } else {
+    line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
+  }
+  emit_release(t, k, "%release", "%sp");
+}
+
+// One consumer warpgroup's K loop over the tile's %nk K tiles, its accumulators starting
+// at `init`: %<result> in fast mode, %<result>:2 (the total and the last partial) in
+// promoted. Without `mma` the warpgroup holds none of the tile's rows (a decode tile of
+// 64 rows or fewer leaves the second warpgroup's 64 empty): it waits for each stage and
+// gives it back as the wgmma path does, so the producer's empty barriers (all 8 consumer
+// warps) and split-K's kept stages see the same arrivals, but issues no wgmma: the tensor
+// cores, which bound a decode CTA's K tile (128 rows of products for a few real ones),
+// do half the work. In ping-pong the loop carries the tile's two halves' accumulators, from
+// its first K tile's (no `init`).
+static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
+                                 const MlirValue* args, const char* init, const char* result,
+                                 bool mma) {
+  if (k->pingpong) {
+    // The first K tile apart, its first wgmma with scale-d zero on no accumulator: a zero
+    // accumulator would be copied into both halves' registers between the wgmma, where
+    // ptxas must make them ready with a warpgroup arrive of its own, and where the K loop
+    // follows a wait it cannot prove warp-uniform (the order barrier's), it serialises
+    // every wgmma of the kernel instead (C7520). Ping-pong tiles have K tiles (no 2D-2D).
+    line(t, "    %%acc_p:2 = scf.execute_region -> (%s, %s) {", k->acc_type, k->acc_type);
+    line(t, "      %%kt = arith.constant 0 : index");
+    line(t, "      %%acc_in = llvm.mlir.poison : %s", k->acc_type);
+    line(t, "      %%acc_in1 = llvm.mlir.poison : %s", k->acc_type);
+    emit_fast_k_tile(t, k, ops, true, "zero");
+    line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
+    line(t, "    }");
+    line(t, "    %s:2 = scf.for %%kt = %%c1 to %%nk step %%c1 iter_args(%%acc_in = %%acc_p#0, %%acc_in1 = %%acc_p#1) -> (%s, %s) {",
+      result, k->acc_type, k->acc_type);
+  } else if (k->fast)
+    line(t, "    %s = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
+      result, init, k->acc_type);
+  else
+    line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
+      result, init, init, k->acc_type, k->acc_type);
   if (k->fast) {
-    if (mma) {
-      const char* const in[2] = {"%acc_in", "%acc_in1"};
-      const char* const out[2] = {"%acc_out", "%acc_out1"};
-      emit_wgmma(t, k, halves, in, out, "one");
-      line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
-    }
-    // The previous tile's wgmma is done: its stage goes back to the producer.
-    line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
-    line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
-    line(t, "      %%sp = arith.remui %%kp, %%cS : index");
-    if (k->split > 1) {  // the share's last ring of stages is kept (emit_split_reduce)
-      line(t, "      %%kp_t = arith.subi %%kt, %%c1 : index");
-      line(t, "      %%early = arith.cmpi slt, %%kp_t, %%kdefer : index");
-      line(t, "      %%release0 = arith.andi %%had_prev, %%lane0 : i1");
-      line(t, "      %%release = arith.andi %%release0, %%early : i1");
-    } else {
-      line(t, "      %%release = arith.andi %%had_prev, %%lane0 : i1");
-    }
-    emit_release(t, k, "%release", "%sp");
+    emit_fast_k_tile(t, k, ops, mma, "one");
     if (k->pingpong)
-      line(t, "      scf.yield %%acc_out, %s : %s, %s", halves == 2 ? "%acc_out1" : "%acc_in1",
-           k->acc_type, k->acc_type);
+      line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
     else
       line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
     line(t, "    }");
@@ -954,6 +978,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
       emit_release(t, k, "%release_last", "%slast");
     }
   } else {
+    emit_consumer_k_tile_start(t, k, ops);
     if (mma) {
       const char* const in[1] = {"%part_in"};
       const char* const out[1] = {"%part"};
@@ -1136,34 +1161,26 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "    scf.if %%mine {");
       emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
       line(t, "    }");
-      // A tile of 64 rows or fewer (decode) leaves the second half empty: no wgmma for it
-      // and no epilogue, as the cooperative kernel's second warpgroup does without them.
+      // A tile of 64 rows or fewer (decode) leaves the second half empty: its wgmma run
+      // on rows past the group, and its epilogue is skipped. The K loop and the epilogue
+      // share one region, so no accumulator is merged with a value from another path:
+      // ptxas serialises every wgmma when it must make the accumulators' registers ready
+      // (a warpgroup arrive) on a path it cannot prove warp-uniform (C7520).
       line(t, "    %%two_halves = arith.cmpi slt, %%c64, %%row_limit : index");
-      line(t, "    %%accs:2 = scf.if %%mine -> (%s, %s) {", k->acc_type, k->acc_type);
-      emit_order_wait(t);
-      line(t, "    %%acc_k:2 = scf.if %%two_halves -> (%s, %s) {", k->acc_type, k->acc_type);
-      for (int halves = 2; halves >= 1; --halves) {
-        emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_h", true, halves);
-        line(t, "    scf.yield %%acc_h#0, %%acc_h#1 : %s, %s", k->acc_type, k->acc_type);
-        line(t, "    }%s", halves == 2 ? " else {" : "");
-      }
-      line(t, "    scf.yield %%acc_k#0, %%acc_k#1 : %s, %s", k->acc_type, k->acc_type);
-      line(t, "    } else {");
-      line(t, "    scf.yield %s, %s : %s, %s", acc_name, acc_name, k->acc_type, k->acc_type);
-      line(t, "    }");
-      line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
-      line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
-      // Each half's epilogue in a region of its own (the same names in both); the second
-      // only where the tile reaches it.
       line(t, "    %%pp_true = arith.constant true");
       line(t, "    scf.if %%mine {");
+      emit_order_wait(t);
+      emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true);
+      // Each half's epilogue in a region of its own (the same names in both).
       for (int h = 0; h < 2; ++h) {
         line(t, "    scf.if %s {", h ? "%two_halves" : "%pp_true");
-        emit_epilogue(t, k, h ? "%accs#1" : "%accs#0", args[ARG_OUT], args[ARG_E_SA],
+        emit_epilogue(t, k, h ? "%acc_k#1" : "%acc_k#0", args[ARG_OUT], args[ARG_E_SA],
                       args[ARG_E_SB], loads, limit, h);
         line(t, "    }");
       }
       line(t, "    }");
+      line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
+      line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
       line(t, "  return");
       line(t, "}");
       return;
@@ -1177,7 +1194,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     else
       line(t, "    %%accs:2 = scf.if %%busy -> (%s, %s) {", k->acc_type, k->acc_type);
     for (int mma = 1; mma >= 0; --mma) {
-      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma, 1);
+      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma);
       if (k->fast)
         line(t, "    scf.yield %%acc_k : %s", k->acc_type);
       else
