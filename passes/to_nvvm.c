@@ -892,17 +892,19 @@ static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const t
   line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
 }
 
-// Fast mode's K tile %kt: its wgmma on %acc_in (%acc_in1) giving %acc_out (%acc_out1), the
-// first k32 step with scale-d `first_scale`, and the previous K tile's stage released.
+// Fast mode's K tile %kt: its wgmma on %acc_in (%acc_in1) giving %acc_out (%acc_out1), and
+// the previous K tile's stage released. The first K tile, apart (`first`), starts the sum:
+// its first k32 step has scale-d zero, and there is no previous stage.
 static void emit_fast_k_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, bool mma,
-                             const char* first_scale) {
+                             bool first) {
   emit_consumer_k_tile_start(t, k, ops);
   if (mma) {
     const char* const in[2] = {"%acc_in", "%acc_in1"};
     const char* const out[2] = {"%acc_out", "%acc_out1"};
-    emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, first_scale);
+    emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, first ? "zero" : "one");
     line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
   }
+  if (first) return;
   // The previous tile's wgmma is done: its stage goes back to the producer.
   line(t, "      %%had_prev = arith.cmpi uge, %%kt, %%c1 : index");
   line(t, "      %%kp = arith.subi %%gk, %%c1 : index");
@@ -940,7 +942,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     line(t, "      %%kt = arith.constant 0 : index");
     line(t, "      %%acc_in = llvm.mlir.poison : %s", k->acc_type);
     line(t, "      %%acc_in1 = llvm.mlir.poison : %s", k->acc_type);
-    emit_fast_k_tile(t, k, ops, true, "zero");
+    emit_fast_k_tile(t, k, ops, true, true);
     line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
     line(t, "    }");
     line(t, "    %s:2 = scf.for %%kt = %%c1 to %%nk step %%c1 iter_args(%%acc_in = %%acc_p#0, %%acc_in1 = %%acc_p#1) -> (%s, %s) {",
@@ -952,7 +954,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
       result, init, init, k->acc_type, k->acc_type);
   if (k->fast) {
-    emit_fast_k_tile(t, k, ops, mma, "one");
+    emit_fast_k_tile(t, k, ops, mma, false);
     if (k->pingpong)
       line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
     else
