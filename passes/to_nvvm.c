@@ -545,11 +545,13 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
 // H200: the output-bound shapes ran at 0.2-0.4 of torch). The buffer is the epilogue's
 // own, so the producer fills the ring with the next tile meanwhile. Otherwise predicated
 // stores straight from registers. Rows at or past `row_limit` are neither loaded nor stored.
-// `half` (0 or 1) is the tile's block of 64 rows in ping-pong, where the warpgroup holds the
-// whole tile (its buffer rows stay its own); -1 otherwise (the warpgroup's own 64 rows).
-static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, MlirValue out,
-                          MlirValue e_sa, MlirValue e_sb, bool ring, const char* row_limit,
-                          int half) {
+// `acc` holds one accumulator (the warpgroup's own 64 rows) or, in ping-pong, two: the
+// tile's two blocks of 64 rows, which take turns in the warpgroup's 64 buffer rows, chunk
+// by chunk, so each chunk's column scales are loaded once for both (an epilogue per half
+// kept them live from one to the other, and ptxas spilled up to 172 bytes).
+static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const acc[], int halves,
+                          MlirValue out, MlirValue e_sa, MlirValue e_sb, bool ring,
+                          const char* row_limit) {
   bool staged = ring && rows_contiguous(mlirValueGetType(out));
   int row_words = GG_SM90_EPILOGUE_COLS / 2 + 4;  // a row of bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
@@ -559,15 +561,20 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
   gg_text_type(&out_type, mlirValueGetType(out));
   gg_text_type(&sa_type, mlirValueGetType(e_sa));
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
-  emit_thread_row(t, "    ", "", half < 0 ? "r0" : "rb0");
-  if (half >= 0) {
-    line(t, "    %%rwt = arith.constant %d : index", 64 * half);
-    line(t, "    %%rAt = arith.addi %%rwt, %%r16 : index");
-    line(t, "    %%r0 = arith.addi %%rAt, %%g : index");
+  // A thread's rows: %r<2H> and %r<2H+1> (8 apart) of each block H of 64; its buffer rows
+  // %rb0 and %rb1 (the tile rows themselves without ping-pong).
+  emit_thread_row(t, "    ", "", halves == 1 ? "r0" : "rb0");
+  if (halves == 2) {
     line(t, "    %%rb1 = arith.addi %%rb0, %%c8 : index");
+    for (int h = 0; h < halves; ++h) {
+      line(t, "    %%rwt%d = arith.constant %d : index", h, 64 * h);
+      line(t, "    %%rAt%d = arith.addi %%rwt%d, %%r16 : index", h, h);
+      line(t, "    %%r%d = arith.addi %%rAt%d, %%g : index", 2 * h, h);
+      line(t, "    %%r%d = arith.addi %%r%d, %%c8 : index", 2 * h + 1, 2 * h);
+    }
   }
   line(t, "    %%q = arith.remui %%lane, %%c4 : index");
-  line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
+  if (halves == 1) line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   if (staged) {
     // The tile's 128 rows: warpgroup cw's 64 from row 64 cw.
@@ -577,75 +584,83 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* acc, Mli
          WORKGROUP ">", k->smem, 128 * row_words);
     line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
-      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, half < 0 ? "" : "b", h);
+      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, halves == 1 ? "" : "b", h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
     emit_staged_setup(t, gg_text_str(&out_type));
   }
-  for (int h = 0; h < 2; ++h) {
-    line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %s : index", h, h, row_limit);
-    line(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", h, h);
+  for (int r = 0; r < 2 * halves; ++r) {
+    line(t, "    %%rok%d = arith.cmpi slt, %%r%d, %s : index", r, r, row_limit);
+    line(t, "    %%orow%d = arith.addi %%out_row, %%r%d : index", r, r);
     if (!k->blockwise) {
-      line(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", h, h);
+      line(t, "    %%sai%d = arith.addi %%e_sa_row, %%r%d : index", r, r);
       char name[16], index[16];
-      snprintf(name, sizeof name, "sa%d", h);
-      snprintf(index, sizeof index, "%%sai%d", h);
+      snprintf(name, sizeof name, "sa%d", r);
+      snprintf(index, sizeof index, "%%sai%d", r);
       char ok[16];
-      snprintf(ok, sizeof ok, "%%rok%d", h);
+      snprintf(ok, sizeof ok, "%%rok%d", r);
       emit_guarded_load(t, name, ok, "%e_sa", gg_text_str(&sa_type), index);
     }
   }
-  int chunk_j = staged ? GG_SM90_EPILOGUE_COLS / 8 : k->tn / 8;  // column groups of 8 a chunk
-  for (int j = 0; j < k->tn / 8; ++j) {
-    for (int e = 0; e < 2; ++e) {
-      line(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
-      line(t, "    %%cok%d_%d = arith.cmpi slt, %%c%d_%d, %%col_limit : index", j, e, j, e);
-      line(t, "    %%ocol%d_%d = arith.addi %%out_col, %%c%d_%d : index", j, e, j, e);
-      if (!k->blockwise) {
-        line(t, "    %%sbi%d_%d0 = arith.addi %%e_sb_base, %%e_sb_col : index", j, e);
-        line(t, "    %%sbi%d_%d = arith.addi %%sbi%d_%d0, %%c%d_%d : index", j, e, j, e, j, e);
-        char name[32], index[32], ok[32];
-        snprintf(name, sizeof name, "sb%d_%d", j, e);
-        snprintf(index, sizeof index, "%%sbi%d_%d", j, e);
-        snprintf(ok, sizeof ok, "%%cok%d_%d", j, e);
-        emit_guarded_load(t, name, ok, "%e_sb", gg_text_str(&sb_type), index);
-      }
-    }
-    for (int h = 0; h < 2; ++h)
-      for (int e = 0; e < 2; ++e) {
-        int i = 4 * j + 2 * h + e;
-        line(t, "    %%x%d = llvm.extractvalue %s[%d] : %s", i, acc, i, k->acc_type);
-        if (!k->blockwise) {
-          line(t, "    %%xa%d = arith.mulf %%x%d, %%sa%d : f32", i, i, h);
-          line(t, "    %%xs%d = arith.mulf %%xa%d, %%sb%d_%d : f32", i, i, j, e);
-          line(t, "    %%xb%d = arith.truncf %%xs%d : f32 to bf16", i, i);
-        } else {
-          line(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
+  // Column groups of 8 a chunk: staged, a chunk of the buffer's columns, each block of rows
+  // in turn; otherwise one group, its columns' scales serving every block.
+  int chunk_j = staged ? GG_SM90_EPILOGUE_COLS / 8 : 1;
+  for (int j0 = 0; j0 < k->tn / 8; j0 += chunk_j)
+    for (int h = 0; h < halves; ++h) {
+      for (int j = j0; j < j0 + chunk_j; ++j) {
+        for (int e = 0; e < 2 && h == 0; ++e) {
+          line(t, "    %%c%d_%d = arith.addi %%c2q, %%cc%d : index", j, e, 8 * j + e);
+          line(t, "    %%cok%d_%d = arith.cmpi slt, %%c%d_%d, %%col_limit : index", j, e, j, e);
+          line(t, "    %%ocol%d_%d = arith.addi %%out_col, %%c%d_%d : index", j, e, j, e);
+          if (!k->blockwise) {
+            line(t, "    %%sbi%d_%d0 = arith.addi %%e_sb_base, %%e_sb_col : index", j, e);
+            line(t, "    %%sbi%d_%d = arith.addi %%sbi%d_%d0, %%c%d_%d : index", j, e, j, e, j, e);
+            char name[32], index[32], ok[32];
+            snprintf(name, sizeof name, "sb%d_%d", j, e);
+            snprintf(index, sizeof index, "%%sbi%d_%d", j, e);
+            snprintf(ok, sizeof ok, "%%cok%d_%d", j, e);
+            emit_guarded_load(t, name, ok, "%e_sb", gg_text_str(&sb_type), index);
+          }
         }
-        if (staged) continue;
-        line(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, h, j, e);
-        line(t, "    scf.if %%ok%d {", i);
-        line(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, h, j, e,
-          gg_text_str(&out_type));
-        line(t, "    }");
+        // Value i of block h: accumulator 4 j + 2 rr + e, at row 2 h + rr and column (j, e).
+        for (int rr = 0; rr < 2; ++rr)
+          for (int e = 0; e < 2; ++e) {
+            int a_i = 4 * j + 2 * rr + e, i = h * k->tn / 2 + a_i, r = 2 * h + rr;
+            line(t, "    %%x%d = llvm.extractvalue %s[%d] : %s", i, acc[h], a_i, k->acc_type);
+            if (!k->blockwise) {
+              line(t, "    %%xa%d = arith.mulf %%x%d, %%sa%d : f32", i, i, r);
+              line(t, "    %%xs%d = arith.mulf %%xa%d, %%sb%d_%d : f32", i, i, j, e);
+              line(t, "    %%xb%d = arith.truncf %%xs%d : f32 to bf16", i, i);
+            } else {
+              line(t, "    %%xb%d = arith.truncf %%x%d : f32 to bf16", i, i);
+            }
+            if (staged) continue;
+            line(t, "    %%ok%d = arith.andi %%rok%d, %%cok%d_%d : i1", i, r, j, e);
+            line(t, "    scf.if %%ok%d {", i);
+            line(t, "      memref.store %%xb%d, %%out[%%orow%d, %%ocol%d_%d] : %s", i, r, j, e,
+              gg_text_str(&out_type));
+            line(t, "    }");
+          }
+        for (int rr = 0; rr < 2 && staged; ++rr) {
+          int i = h * k->tn / 2 + 4 * j + 2 * rr;
+          line(t, "    %%pk%d = vector.from_elements %%xb%d, %%xb%d : vector<2xbf16>", i, i, i + 1);
+          line(t, "    %%pw%d = vector.bitcast %%pk%d : vector<2xbf16> to vector<1xi32>", i, i);
+          line(t, "    %%pe%d = vector.extract %%pw%d[0] : i32 from vector<1xi32>", i, i);
+          line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, rr, 4 * (j - j0));
+          line(t, "    memref.store %%pe%d, %%epi[%%pi%d] : memref<%dxi32, " WORKGROUP ">", i, i,
+               128 * row_words);
+        }
       }
-    for (int h = 0; h < 2 && staged; ++h) {
-      int i = 4 * j + 2 * h;
-      line(t, "    %%pk%d = vector.from_elements %%xb%d, %%xb%d : vector<2xbf16>", i, i, i + 1);
-      line(t, "    %%pw%d = vector.bitcast %%pk%d : vector<2xbf16> to vector<1xi32>", i, i);
-      line(t, "    %%pe%d = vector.extract %%pw%d[0] : i32 from vector<1xi32>", i, i);
-      line(t, "    %%pi%d = arith.addi %%ewq%d, %%cc%d : index", i, h, 4 * (j % chunk_j));
-      line(t, "    memref.store %%pe%d, %%epi[%%pi%d] : memref<%dxi32, " WORKGROUP ">", i, i,
-           128 * row_words);
+      if (staged) {
+        // The chunk's words are written; read back before the next chunk (or tile) reuses them.
+        line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+        char tile_row0[16];
+        snprintf(tile_row0, sizeof tile_row0, halves == 1 ? "%%rw" : "%%rwt%d", h);
+        emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * j0, row_limit, tile_row0,
+                           "%rw");
+        line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
+      }
     }
-    if (staged && j % chunk_j == chunk_j - 1) {
-      // The chunk's words are written; read back before the next chunk (or tile) reuses them.
-      line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-      emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * (j + 1 - chunk_j), row_limit,
-                         half < 0 ? "%rw" : "%rwt", "%rw");
-      line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
-    }
-  }
   gg_text_free(&out_type);
   gg_text_free(&sa_type);
   gg_text_free(&sb_type);
@@ -1163,23 +1178,16 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       line(t, "    scf.if %%mine {");
       emit_scale_prefetch(t, k, args[ARG_E_SA], args[ARG_E_SB]);
       line(t, "    }");
-      // A tile of 64 rows or fewer (decode) leaves the second half empty: its wgmma run
-      // on rows past the group, and its epilogue is skipped. The K loop and the epilogue
-      // share one region, so no accumulator is merged with a value from another path:
-      // ptxas serialises every wgmma when it must make the accumulators' registers ready
-      // (a warpgroup arrive) on a path it cannot prove warp-uniform (C7520).
-      line(t, "    %%two_halves = arith.cmpi slt, %%c64, %%row_limit : index");
-      line(t, "    %%pp_true = arith.constant true");
+      // The K loop and the epilogue share one region, so no accumulator is merged with a
+      // value from another path: ptxas serialises every wgmma when it must make the
+      // accumulators' registers ready (a warpgroup arrive) on a path it cannot prove
+      // warp-uniform (C7520). A tile of 64 rows or fewer (decode) runs the second half's
+      // wgmma on rows past the group, whose results the epilogue drops.
       line(t, "    scf.if %%mine {");
       emit_order_wait(t);
       emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true);
-      // Each half's epilogue in a region of its own (the same names in both).
-      for (int h = 0; h < 2; ++h) {
-        line(t, "    scf.if %s {", h ? "%two_halves" : "%pp_true");
-        emit_epilogue(t, k, h ? "%acc_k#1" : "%acc_k#0", args[ARG_OUT], args[ARG_E_SA],
-                      args[ARG_E_SB], loads, limit, h);
-        line(t, "    }");
-      }
+      const char* const accs[2] = {"%acc_k#0", "%acc_k#1"};
+      emit_epilogue(t, k, accs, 2, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
       line(t, "    }");
       line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
       line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
@@ -1218,7 +1226,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   } else {
     acc = acc_name;
   }
-  emit_epilogue(t, k, acc, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit, -1);
+  emit_epilogue(t, k, &acc, 1, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
   line(t, "  return");
   line(t, "}");
 }

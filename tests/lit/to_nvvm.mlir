@@ -213,8 +213,10 @@
 // second tile on it waits on the other warpgroup's order barrier (8 + 1 - cw, past the
 // ring's 8; round (tno - 1) / 2), issues both 64-row halves' wgmma a k32 step at a time
 // (the second half's A 8192 bytes on), arrives on its own order barrier (8 + cw) once its
-// K loop is past its waits, and runs the epilogue for each half (the second where the
-// tile has more than 64 rows), in the same region as its K loop. The first K tile is
+// K loop is past its waits, and runs the epilogue, in the same region as its K loop, on
+// each chunk of columns for either half in turn (the second's tile rows from 64; both
+// through the warpgroup's 64 buffer rows; the chunk's column scales loaded once). The
+// first K tile is
 // apart: its first wgmma have scale-d zero on no accumulator (a zero accumulator copied
 // into both halves' registers between the wgmma made ptxas serialise every wgmma). Only
 // its 4 warps release a stage.
@@ -227,9 +229,9 @@
 // PINGPONG: memref.store %{{.*}}, %{{.*}}[%c1{{[_0-9]*}}] : memref<2xindex>
 // PINGPONG: %[[PAR:.*]] = arith.remui %[[TNO]], %c2{{[_0-9]*}} : index
 // PINGPONG: %[[MINE:.*]] = arith.cmpi eq, %[[PAR]], %[[CW:[^ ]*]] : index
-// PINGPONG: %[[TWO:.*]] = arith.cmpi slt, %c64{{[_0-9]*}}, %{{.*}} : index
-// PINGPONG-NEXT: %[[TRUE:.*]] = arith.constant true
-// PINGPONG-NEXT: scf.if %[[MINE]] {
+// PINGPONG: scf.if %[[MINE]] {
+// PINGPONG: nvvm.prefetch
+// PINGPONG: scf.if %[[MINE]] {
 // PINGPONG-NEXT: %[[PREV:.*]] = arith.cmpi uge, %[[TNO]], %c1{{[_0-9]*}} : index
 // PINGPONG-NEXT: scf.if %[[PREV]] {
 // PINGPONG-NEXT: %[[T1:.*]] = arith.subi %[[TNO]], %c1{{[_0-9]*}} : index
@@ -275,14 +277,18 @@
 // PINGPONG-NEXT: nvgpu.mbarrier.arrive
 // PINGPONG-NEXT: }
 // PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// PINGPONG: scf.if %[[TRUE]] {
-// PINGPONG: arith.constant 0 : index
+// PINGPONG: %[[ROW64:.*]] = arith.constant 64 : index
 // PINGPONG: llvm.extractvalue %[[ACC]]#0[0]
 // PINGPONG: arith.truncf %{{.*}} : f32 to bf16
-// PINGPONG: scf.if %[[TWO]] {
-// PINGPONG: arith.constant 64 : index
-// PINGPONG: llvm.extractvalue %[[ACC]]#1[0]
-// PINGPONG: arith.truncf %{{.*}} : f32 to bf16
+// PINGPONG: nvvm.barrier
+// PINGPONG: nvvm.barrier
+// PINGPONG-NEXT: llvm.extractvalue %[[ACC]]#1[0]
+// PINGPONG: nvvm.barrier
+// PINGPONG-NEXT: scf.for
+// PINGPONG-NEXT: arith.constant 0 : index
+// PINGPONG: arith.addi %[[ROW64]], %{{.*}} : index
+// PINGPONG: nvvm.barrier
+// PINGPONG: llvm.extractvalue %[[ACC]]#0[32]
 
 // 2D-2D: the boundary tile's A columns outside the group's K range are zeroed in shared
 // memory, made visible to wgmma, and the warpgroup syncs on its own named barrier.
