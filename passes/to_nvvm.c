@@ -561,10 +561,10 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
   gg_text_type(&out_type, mlirValueGetType(out));
   gg_text_type(&sa_type, mlirValueGetType(e_sa));
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
-  // A thread's rows: %r<2H> and %r<2H+1> (8 apart) of each block H of 64; its buffer rows
-  // %rb0 and %rb1 (the tile rows themselves without ping-pong).
-  emit_thread_row(t, "    ", "", halves == 1 ? "r0" : "rb0");
-  if (halves == 2) {
+  // A thread's rows: %r<2H> and %r<2H+1> (8 apart) of each block H of 64; in ping-pong its
+  // buffer rows are %rb0 and %rb1 (otherwise the tile rows themselves).
+  emit_thread_row(t, "    ", "", k->pingpong ? "rb0" : "r0");
+  if (k->pingpong) {
     line(t, "    %%rb1 = arith.addi %%rb0, %%c8 : index");
     for (int h = 0; h < halves; ++h) {
       line(t, "    %%rwt%d = arith.constant %d : index", h, 64 * h);
@@ -574,7 +574,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
     }
   }
   line(t, "    %%q = arith.remui %%lane, %%c4 : index");
-  if (halves == 1) line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
+  if (!k->pingpong) line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   if (staged) {
     // The tile's 128 rows: warpgroup cw's 64 from row 64 cw.
@@ -584,7 +584,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
          WORKGROUP ">", k->smem, 128 * row_words);
     line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
-      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, halves == 1 ? "" : "b", h);
+      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, k->pingpong ? "b" : "", h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
     emit_staged_setup(t, gg_text_str(&out_type));
@@ -655,7 +655,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
         // The chunk's words are written; read back before the next chunk (or tile) reuses them.
         line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
         char tile_row0[16];
-        snprintf(tile_row0, sizeof tile_row0, halves == 1 ? "%%rw" : "%%rwt%d", h);
+        snprintf(tile_row0, sizeof tile_row0, k->pingpong ? "%%rwt%d" : "%%rw", h);
         emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * j0, row_limit, tile_row0,
                            "%rw");
         line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
@@ -911,12 +911,12 @@ static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const t
 // the previous K tile's stage released. The first K tile, apart (`first`), starts the sum:
 // its first k32 step has scale-d zero, and there is no previous stage.
 static void emit_fast_k_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, bool mma,
-                             bool first) {
+                             bool first, int halves) {
   emit_consumer_k_tile_start(t, k, ops);
   if (mma) {
     const char* const in[2] = {"%acc_in", "%acc_in1"};
     const char* const out[2] = {"%acc_out", "%acc_out1"};
-    emit_wgmma(t, k, k->pingpong ? 2 : 1, in, out, first ? "zero" : "one");
+    emit_wgmma(t, k, halves, in, out, first ? "zero" : "one");
     line(t, "      nvvm.wgmma.wait.group.sync.aligned 1");
   }
   if (first) return;
@@ -942,26 +942,32 @@ static void emit_fast_k_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* o
 // gives it back as the wgmma path does, so the producer's empty barriers (all 8 consumer
 // warps) and split-K's kept stages see the same arrivals, but issues no wgmma: the tensor
 // cores, which bound a decode CTA's K tile (128 rows of products for a few real ones),
-// do half the work. In ping-pong the loop carries the tile's two halves' accumulators, from
-// its first K tile's (no `init`).
+// do half the work. In ping-pong the loop carries `halves` accumulators (%<result>:halves),
+// the tile's blocks of 64 rows, from its first K tile's (no `init`; 1: a tile of 64 rows
+// or fewer).
 static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_ops* ops,
                                  const MlirValue* args, const char* init, const char* result,
-                                 bool mma) {
+                                 bool mma, int halves) {
   if (k->pingpong) {
     // The first K tile apart, its first wgmma with scale-d zero on no accumulator: a zero
     // accumulator would be copied into both halves' registers between the wgmma, where
     // ptxas must make them ready with a warpgroup arrive of its own, and where the K loop
     // follows a wait it cannot prove warp-uniform (the order barrier's), it serialises
     // every wgmma of the kernel instead (C7520). Ping-pong tiles have K tiles (no 2D-2D).
-    line(t, "    %%acc_p:2 = scf.execute_region -> (%s, %s) {", k->acc_type, k->acc_type);
+    const char* types = halves == 2 ? "%s, %s" : "%s";
+    char acc_types[4200];
+    snprintf(acc_types, sizeof acc_types, types, k->acc_type, k->acc_type);
+    line(t, "    %%acc_p:%d = scf.execute_region -> (%s) {", halves, acc_types);
     line(t, "      %%kt = arith.constant 0 : index");
     line(t, "      %%acc_in = llvm.mlir.poison : %s", k->acc_type);
-    line(t, "      %%acc_in1 = llvm.mlir.poison : %s", k->acc_type);
-    emit_fast_k_tile(t, k, ops, true, true);
-    line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
+    if (halves == 2) line(t, "      %%acc_in1 = llvm.mlir.poison : %s", k->acc_type);
+    emit_fast_k_tile(t, k, ops, true, true, halves);
+    line(t, "      scf.yield %s : %s", halves == 2 ? "%acc_out, %acc_out1" : "%acc_out", acc_types);
     line(t, "    }");
-    line(t, "    %s:2 = scf.for %%kt = %%c1 to %%nk step %%c1 iter_args(%%acc_in = %%acc_p#0, %%acc_in1 = %%acc_p#1) -> (%s, %s) {",
-      result, k->acc_type, k->acc_type);
+    line(t, "    %s:%d = scf.for %%kt = %%c1 to %%nk step %%c1 iter_args(%%acc_in = %%acc_p#0%s) -> (%s) {",
+      result, halves, halves == 2 ? ", %acc_in1 = %acc_p#1" : "", acc_types);
+    emit_fast_k_tile(t, k, ops, mma, false, halves);
+    line(t, "      scf.yield %s : %s", halves == 2 ? "%acc_out, %acc_out1" : "%acc_out", acc_types);
   } else if (k->fast)
     line(t, "    %s = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%acc_in = %s) -> (%s) {",
       result, init, k->acc_type);
@@ -969,11 +975,10 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     line(t, "    %s:2 = scf.for %%kt = %%c0 to %%nk step %%c1 iter_args(%%tot_in = %s, %%part_in = %s) -> (%s, %s) {",
       result, init, init, k->acc_type, k->acc_type);
   if (k->fast) {
-    emit_fast_k_tile(t, k, ops, mma, false);
-    if (k->pingpong)
-      line(t, "      scf.yield %%acc_out, %%acc_out1 : %s, %s", k->acc_type, k->acc_type);
-    else
+    if (!k->pingpong) {
+      emit_fast_k_tile(t, k, ops, mma, false, 1);
       line(t, "      scf.yield %s : %s", mma ? "%acc_out" : "%acc_in", k->acc_type);
+    }
     line(t, "    }");
     // Ping-pong: the K loop's last wait on a full barrier is past, so the other warpgroup's
     // next K loop may begin (emit_order_wait), while these wgmmas finish.
@@ -1181,13 +1186,20 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       // The K loop and the epilogue share one region, so no accumulator is merged with a
       // value from another path: ptxas serialises every wgmma when it must make the
       // accumulators' registers ready (a warpgroup arrive) on a path it cannot prove
-      // warp-uniform (C7520). A tile of 64 rows or fewer (decode) runs the second half's
-      // wgmma on rows past the group, whose results the epilogue drops.
+      // warp-uniform (C7520). A tile of 64 rows or fewer (decode) has a region of its own
+      // with the first half's wgmma and epilogue alone, as the cooperative kernel's second
+      // warpgroup does without them (the tensor cores bound a decode K tile).
+      line(t, "    %%two_halves = arith.cmpi slt, %%c64, %%row_limit : index");
       line(t, "    scf.if %%mine {");
       emit_order_wait(t);
-      emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true);
-      const char* const accs[2] = {"%acc_k#0", "%acc_k#1"};
-      emit_epilogue(t, k, accs, 2, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
+      line(t, "    scf.if %%two_halves {");
+      for (int halves = 2; halves >= 1; --halves) {
+        emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true, halves);
+        const char* const accs[2] = {"%acc_k#0", "%acc_k#1"};
+        emit_epilogue(t, k, accs, halves, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads,
+                      limit);
+        line(t, "    }%s", halves == 2 ? " else {" : "");
+      }
       line(t, "    }");
       line(t, "    %%it1 = arith.addi %%it0, %%nk : index");
       line(t, "    memref.store %%it1, %%iter[%%c0] : %s", counters_type(k));
@@ -1204,7 +1216,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
     else
       line(t, "    %%accs:2 = scf.if %%busy -> (%s, %s) {", k->acc_type, k->acc_type);
     for (int mma = 1; mma >= 0; --mma) {
-      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma);
+      emit_consumer_k_loop(t, k, ops, args, acc_name, "%acc_k", mma, 1);
       if (k->fast)
         line(t, "    scf.yield %%acc_k : %s", k->acc_type);
       else

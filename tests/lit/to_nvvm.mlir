@@ -215,7 +215,8 @@
 // (the second half's A 8192 bytes on), arrives on its own order barrier (8 + cw) once its
 // K loop is past its waits, and runs the epilogue, in the same region as its K loop, on
 // each chunk of columns for either half in turn (the second's tile rows from 64; both
-// through the warpgroup's 64 buffer rows; the chunk's column scales loaded once). The
+// through the warpgroup's 64 buffer rows; the chunk's column scales loaded once); a tile
+// of 64 rows or fewer takes a region with the first half's wgmma and epilogue alone. The
 // first K tile is
 // apart: its first wgmma have scale-d zero on no accumulator (a zero accumulator copied
 // into both halves' registers between the wgmma made ptxas serialise every wgmma). Only
@@ -231,7 +232,8 @@
 // PINGPONG: %[[MINE:.*]] = arith.cmpi eq, %[[PAR]], %[[CW:[^ ]*]] : index
 // PINGPONG: scf.if %[[MINE]] {
 // PINGPONG: nvvm.prefetch
-// PINGPONG: scf.if %[[MINE]] {
+// PINGPONG: %[[TWO:.*]] = arith.cmpi slt, %c64{{[_0-9]*}}, %{{.*}} : index
+// PINGPONG-NEXT: scf.if %[[MINE]] {
 // PINGPONG-NEXT: %[[PREV:.*]] = arith.cmpi uge, %[[TNO]], %c1{{[_0-9]*}} : index
 // PINGPONG-NEXT: scf.if %[[PREV]] {
 // PINGPONG-NEXT: %[[T1:.*]] = arith.subi %[[TNO]], %c1{{[_0-9]*}} : index
@@ -242,6 +244,7 @@
 // PINGPONG-NEXT: %[[OTHER:.*]] = arith.addi %[[OBASE:c8[_0-9]*]], %[[OTHER0]] : index
 // PINGPONG-NEXT: nvgpu.mbarrier.try_wait.parity %{{.*}}[%[[OTHER]]], %[[PH]],
 // PINGPONG-NEXT: }
+// PINGPONG-NEXT: scf.if %[[TWO]] {
 // PINGPONG-NEXT: %[[FIRST:.*]]:2 = scf.execute_region -> (!llvm.struct
 // PINGPONG-NEXT: arith.constant 0 : index
 // PINGPONG-NEXT: %[[P0:.*]] = llvm.mlir.poison
@@ -289,6 +292,21 @@
 // PINGPONG: arith.addi %[[ROW64]], %{{.*}} : index
 // PINGPONG: nvvm.barrier
 // PINGPONG: llvm.extractvalue %[[ACC]]#0[32]
+// PINGPONG: %[[FIRST1:.*]] = scf.execute_region -> !llvm.struct
+// PINGPONG-NEXT: arith.constant 0 : index
+// PINGPONG-NEXT: %[[Q0:.*]] = llvm.mlir.poison
+// PINGPONG-NOT: llvm.mlir.poison
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[Q0]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>,
+// PINGPONG-NEXT: arith.addi
+// PINGPONG-NEXT: arith.addi
+// PINGPONG-NEXT: nvvm.wgmma.mma_async
+// PINGPONG: %[[ACC1:.*]] = scf.for %{{.*}} = %c1{{[_0-9]*}} to %{{.*}} iter_args(%[[I0:[^ ]*]] = %[[FIRST1]]) -> (!llvm.struct
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[I0]], <m = 64, n = 128, k = 32>, D[<f32>, <one>,
+// PINGPONG: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG-NOT: nvvm.wgmma.mma_async
+// PINGPONG: llvm.extractvalue %[[ACC1]][0]
+// PINGPONG-NOT: nvvm.wgmma.mma_async
+// PINGPONG: gpu.return
 
 // 2D-2D: the boundary tile's A columns outside the group's K range are zeroed in shared
 // memory, made visible to wgmma, and the warpgroup syncs on its own named barrier.
