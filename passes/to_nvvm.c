@@ -123,6 +123,11 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
   k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
   k->pingpong = gg_sm90_pingpong(&k->desc);
+  // The ping-pong consumer is written for fast, unsplit tiles (gg_sm90_pingpong's rule).
+  if (k->pingpong && (!k->fast || k->split != 1)) {
+    gg_emit_error(grid, PASS ": internal error: ping-pong takes fast unsplit tiles only");
+    return false;
+  }
   acc_type(k);
   return true;
 }
@@ -280,8 +285,9 @@ static void emit_guarded_load(gg_text* t, const char* name, const char* ok, cons
 }
 
 // The K columns of the A tile of stage %s outside [k_lo, k_hi) become zero: each consumer
-// warpgroup clears its own 64 rows (the only rows its wgmma reads), 4 16-byte chunks per
-// thread, then makes the writes visible to the async proxy and syncs its warpgroup.
+// warpgroup clears the rows its wgmma read (its own 64, or in ping-pong the tile's 128),
+// 4 16-byte chunks per thread for 64 rows, then makes the writes visible to the async
+// proxy and syncs its warpgroup.
 static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
   line(t, "      %%kend = arith.addi %%k0, %%c128 : index");
   line(t, "      %%cut_lo = arith.cmpi slt, %%k0, %%k_lo : index");
@@ -294,8 +300,8 @@ static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
   line(t, "        %%hi_v = vector.broadcast %%hi_rel : index to vector<16xindex>");
   line(t, "        %%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]> : vector<16xindex>");
   line(t, "        %%zero16 = arith.constant dense<0> : vector<16xi8>");
-  line(t, "        %%wg_a = arith.addi %%stage_base, %%cw_rows_bytes : index");
-  line(t, "        scf.for %%q = %%c0 to %%c4 step %%c1 {");
+  line(t, "        %%wg_a = arith.addi %%stage_base, %s : index", k->pingpong ? "%c0" : "%cw_rows_bytes");
+  line(t, "        scf.for %%q = %%c0 to %s step %%c1 {", k->pingpong ? "%c8" : "%c4");
   // Chunk (row, physical slot) of the warpgroup's 64 x 8 chunks; logical chunk = slot ^ row % 8.
   line(t, "          %%qi = arith.muli %%q, %%c128 : index");
   line(t, "          %%chunk = arith.addi %%qi, %%t128 : index");
@@ -545,13 +551,13 @@ static void emit_scale_prefetch(gg_text* t, const nvvm_kernel* k, MlirValue e_sa
 // H200: the output-bound shapes ran at 0.2-0.4 of torch). The buffer is the epilogue's
 // own, so the producer fills the ring with the next tile meanwhile. Otherwise predicated
 // stores straight from registers. Rows at or past `row_limit` are neither loaded nor stored.
-// `acc` holds one accumulator (the warpgroup's own 64 rows) or, in ping-pong, two: the
-// tile's two blocks of 64 rows, which take turns in the warpgroup's 64 buffer rows, chunk
-// by chunk, so each chunk's column scales are loaded once for both (an epilogue per half
-// kept them live from one to the other, and ptxas spilled up to 172 bytes).
+// `acc` holds `halves` accumulators: the warpgroup's own 64 rows, or with `whole_tile`
+// (ping-pong) the tile's blocks of 64 rows from row 0, which take turns in the
+// warpgroup's 64 buffer rows, chunk by chunk, so each chunk's column scales are loaded
+// once for both.
 static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const acc[], int halves,
-                          MlirValue out, MlirValue e_sa, MlirValue e_sb, bool ring,
-                          const char* row_limit) {
+                          bool whole_tile, MlirValue out, MlirValue e_sa, MlirValue e_sb,
+                          bool ring, const char* row_limit) {
   bool staged = ring && rows_contiguous(mlirValueGetType(out));
   int row_words = GG_SM90_EPILOGUE_COLS / 2 + 4;  // a row of bf16 and 16 bytes of padding
   gg_text out_type, sa_type, sb_type;
@@ -563,8 +569,8 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
   gg_text_type(&sb_type, mlirValueGetType(e_sb));
   // A thread's rows: %r<2H> and %r<2H+1> (8 apart) of each block H of 64; in ping-pong its
   // buffer rows are %rb0 and %rb1 (otherwise the tile rows themselves).
-  emit_thread_row(t, "    ", "", k->pingpong ? "rb0" : "r0");
-  if (k->pingpong) {
+  emit_thread_row(t, "    ", "", whole_tile ? "rb0" : "r0");
+  if (whole_tile) {
     line(t, "    %%rb1 = arith.addi %%rb0, %%c8 : index");
     for (int h = 0; h < halves; ++h) {
       line(t, "    %%rwt%d = arith.constant %d : index", h, 64 * h);
@@ -574,7 +580,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
     }
   }
   line(t, "    %%q = arith.remui %%lane, %%c4 : index");
-  if (!k->pingpong) line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
+  if (!whole_tile) line(t, "    %%r1 = arith.addi %%r0, %%c8 : index");
   line(t, "    %%c2q = arith.muli %%q, %%c2 : index");
   if (staged) {
     // The tile's 128 rows: warpgroup cw's 64 from row 64 cw.
@@ -584,7 +590,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
          WORKGROUP ">", k->smem, 128 * row_words);
     line(t, "    %%e_rw = arith.constant %d : index", row_words);
     for (int h = 0; h < 2; ++h) {
-      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, k->pingpong ? "b" : "", h);
+      line(t, "    %%ew%d = arith.muli %%r%s%d, %%e_rw : index", h, whole_tile ? "b" : "", h);
       line(t, "    %%ewq%d = arith.addi %%ew%d, %%q : index", h, h);
     }
     emit_staged_setup(t, gg_text_str(&out_type));
@@ -655,7 +661,7 @@ static void emit_epilogue(gg_text* t, const nvvm_kernel* k, const char* const ac
         // The chunk's words are written; read back before the next chunk (or tile) reuses them.
         line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
         char tile_row0[16];
-        snprintf(tile_row0, sizeof tile_row0, k->pingpong ? "%%rwt%d" : "%%rw", h);
+        snprintf(tile_row0, sizeof tile_row0, whole_tile ? "%%rwt%d" : "%%rw", h);
         emit_staged_stores(t, gg_text_str(&out_type), row_words, 8 * j0, row_limit, tile_row0,
                            "%rw");
         line(t, "    nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
@@ -1196,8 +1202,8 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       for (int halves = 2; halves >= 1; --halves) {
         emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true, halves);
         const char* const accs[2] = {"%acc_k#0", "%acc_k#1"};
-        emit_epilogue(t, k, accs, halves, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads,
-                      limit);
+        emit_epilogue(t, k, accs, halves, true, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB],
+                      loads, limit);
         line(t, "    }%s", halves == 2 ? " else {" : "");
       }
       line(t, "    }");
@@ -1238,7 +1244,8 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   } else {
     acc = acc_name;
   }
-  emit_epilogue(t, k, &acc, 1, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads, limit);
+  emit_epilogue(t, k, &acc, 1, false, args[ARG_OUT], args[ARG_E_SA], args[ARG_E_SB], loads,
+                limit);
   line(t, "  return");
   line(t, "}");
 }
