@@ -14,8 +14,13 @@
 #                                       set: GG_CHECK_ONLY=split-k for split-K's).
 #   tools/hopper/check.sh sanitize [DIR]  there too: compute-sanitizer memcheck, racecheck
 #                                       and synccheck on a small set.
-#   tools/hopper/check.sh all [DIR]     both (over ten minutes: the device machine's limit
-#                                       per command is why they are two).
+#   tools/hopper/check.sh stress [DIR]  there too: each case of tools/hopper/stress.list
+#                                       replayed GG_STRESS_REPEAT times (default 2000) from a
+#                                       CUDA graph, random data, under a time limit
+#                                       (GG_STRESS_SECONDS, default 90): a kernel that hangs
+#                                       now and then fails here instead of in a benchmark.
+#   tools/hopper/check.sh all [DIR]     run and sanitize (over ten minutes: the device
+#                                       machine's limit per command is why they are two).
 # Each prints a table last and exits 1 if anything failed.
 #
 # Every check poisons the output first and fails on an element left unwritten or one
@@ -24,6 +29,7 @@ set -u
 mode=${1:-}
 D=${2:-out/hopper}
 CASES=tools/hopper/cases.list
+STRESS=tools/hopper/stress.list
 
 stage() {
   set -e
@@ -33,16 +39,19 @@ stage() {
   cp bazel-bin/tools/gg-launch "$D/gg-launch"
   chmod u+w "$D/gg-launch"
   cp "$CASES" "$D/cases.list"
-  bazel-bin/tools/gg bundle --target sm_90a --list "$CASES" -o "$D/cases.ggb"
+  cp "$STRESS" "$D/stress.list"
+  cat "$CASES" "$STRESS" | bazel-bin/tools/gg bundle --target sm_90a --list - -o "$D/cases.ggb"
   ls -la "$D"
 }
 
-# The verdict of one gg-launch run: PASS/FAIL and its figures, or the error.
+# The verdict of one gg-launch run: PASS/FAIL and its figures, or the error (exit 124: it
+# ran past its time limit, $limit seconds, default 120).
 verdict() {
-  out=$(timeout 120 "$@" 2>&1)
+  out=$(timeout "${limit:-120}" "$@" 2>&1)
   code=$?
   line=$(echo "$out" | grep -E '^(PASS|FAIL)' | tail -n 1)
   [ -z "$line" ] && line=$(echo "$out" | grep -E 'error' | head -n 1)
+  [ -z "$line" ] && [ "$code" = 124 ] && line="timed out after ${limit:-120} s (a hang?)"
   echo "$code ${line:-exit $code}"
 }
 
@@ -137,6 +146,24 @@ sanitizers() {
   done
 }
 
+# Every case of stress.list, one at a time (the GPU to itself), replayed from a CUDA graph
+# many times: a race that deadlocks one launch in a few hundred shows as a time-out.
+stress() {
+  limit=${GG_STRESS_SECONDS:-90}
+  repeat=${GG_STRESS_REPEAT:-2000}
+  n=0
+  while IFS= read -r line; do
+    case "$line" in '#'* | '') continue ;; esac
+    n=$((n + 1))
+    v=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" $line --target sm_90a --data random --seed $n --graph --repeat "$repeat")
+    [ "${v%% *}" = 0 ] || failed=1
+    echo "== stress $n: $line, $repeat graph replays: ${v#* }"
+    table="$table$(printf '| s%d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "-" "-" "$(echo "${v#* }" | cut -c1-28)")
+"
+  done < "$D/stress.list"
+  limit=120
+}
+
 # Runs the given steps, then prints the table; exits 1 if anything failed.
 check() {
   machine
@@ -155,6 +182,7 @@ case "$mode" in
   stage) stage ;;
   run) check cases ;;
   sanitize) check sanitizers ;;
+  stress) check stress ;;
   all) check cases sanitizers ;;
-  *) echo "usage: tools/hopper/check.sh stage|run|sanitize|all [DIR]" >&2; exit 2 ;;
+  *) echo "usage: tools/hopper/check.sh stage|run|sanitize|stress|all [DIR]" >&2; exit 2 ;;
 esac
