@@ -18,7 +18,10 @@
 #                                       replayed GG_STRESS_REPEAT times (default 2000) from a
 #                                       CUDA graph, random data, under a time limit
 #                                       (GG_STRESS_SECONDS, default 90): a kernel that hangs
-#                                       now and then fails here instead of in a benchmark.
+#                                       now and then fails here instead of in a benchmark;
+#                                       GG_STRESS_TOOL=racecheck (or memcheck, synccheck)
+#                                       runs each under compute-sanitizer (with fewer
+#                                       replays: GG_STRESS_REPEAT=50).
 #   tools/hopper/check.sh all [DIR]     run and sanitize (over ten minutes: the device
 #                                       machine's limit per command is why they are two).
 # Each prints a table last and exits 1 if anything failed.
@@ -155,10 +158,11 @@ stress() {
   while IFS= read -r line; do
     case "$line" in '#'* | '') continue ;; esac
     n=$((n + 1))
-    v=$(verdict "$D/gg-launch" --bundle "$D/cases.ggb" $line --target sm_90a --data random --seed $n --graph --repeat "$repeat")
+    v=$(verdict ${GG_STRESS_TOOL:+compute-sanitizer --tool "$GG_STRESS_TOOL" --error-exitcode 9} \
+      "$D/gg-launch" --bundle "$D/cases.ggb" $line --target sm_90a --data random --seed $n --graph --repeat "$repeat")
     [ "${v%% *}" = 0 ] || failed=1
-    echo "== stress $n: $line, $repeat graph replays: ${v#* }"
-    table="$table$(printf '| s%d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "-" "-" "$(echo "${v#* }" | cut -c1-28)")
+    echo "== stress $n${GG_STRESS_TOOL:+ ($GG_STRESS_TOOL)}: $line, $repeat graph replays: exit ${v%% *}, ${v#* }"
+    table="$table$(printf '| s%d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "-" "-" "$(echo "exit ${v%% *}: ${v#* }" | cut -c1-28)")
 "
   done < "$D/stress.list"
   limit=120
