@@ -85,17 +85,22 @@ static void process_identity(void) {
   gg_host_cpu_id(process_cpu, sizeof process_cpu);
 }
 
-// The disk cache's key: the descriptor, the compiler and (for host kernels) the CPU.
+// The disk cache's key: the descriptor, the compiler and (for host kernels) the CPU; for
+// sm_90a kernels built with gg-to-nvvm's bounded waits (GG_SM90_WAIT_LIMIT, a debugging
+// aid), the limit too, so that neither kind is served for the other.
 static char* cache_key(const gg_op_desc* desc, const char* descriptor) {
   pthread_once(&process_identity_once, process_identity);
   const char* compiler = process_compiler;
   const char* cpu = desc->target == GG_TARGET_HOST ? process_cpu : "";
   const char* artifact = gg_target_backend_of(desc->target)->artifact;
-  size_t size = strlen(descriptor) + strlen(compiler) + strlen(cpu) + 128;
+  const char* wait = desc->target == GG_TARGET_SM90A ? getenv("GG_SM90_WAIT_LIMIT") : NULL;
+  char wait_line[64] = "";
+  if (wait && *wait) snprintf(wait_line, sizeof wait_line, "wait-limit %.40s\n", wait);
+  size_t size = strlen(descriptor) + strlen(compiler) + strlen(cpu) + strlen(wait_line) + 128;
   char* key = malloc(size);
   if (key)
-    snprintf(key, size, "gg-cache v1\ncompiler %s\nartifact %s\ncpu %s\n%s\n", compiler,
-             artifact, cpu, descriptor);
+    snprintf(key, size, "gg-cache v1\ncompiler %s\nartifact %s\ncpu %s\n%s%s\n", compiler,
+             artifact, cpu, wait_line, descriptor);
   return key;
 }
 

@@ -40,6 +40,7 @@
 // makes them 128-byte by-value grid constants once the kernel is in the LLVM dialect.
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -76,6 +77,10 @@ typedef struct nvvm_kernel {
   // starts where the previous ended); every other layout's tiles start at multiples of
   // tile_n, which divides 128.
   bool split_column_blocks;
+  // Debugging a hang (GG_SM90_WAIT_LIMIT, 0: off): every mbarrier wait gives up after this
+  // many tries, prints what it waited for (emit_wait) and goes on, so a launch that would
+  // never end ends with the stuck waits on the device's printf output and a wrong result.
+  long wait_limit;
   char acc_type[2048];
 } nvvm_kernel;
 
@@ -123,6 +128,9 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->blockwise = k->desc.scaling == GG_SCALING_BLOCKWISE;
   k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
   k->pingpong = gg_sm90_pingpong(&k->desc);
+  const char* limit = getenv("GG_SM90_WAIT_LIMIT");
+  k->wait_limit = limit ? strtol(limit, NULL, 10) : 0;
+  if (k->wait_limit < 0 || k->wait_limit > 2000000000) k->wait_limit = 0;
   // The ping-pong consumer is written for fast, unsplit tiles (gg_sm90_pingpong's rule).
   if (k->pingpong && (!k->fast || k->split != 1)) {
     gg_emit_error(grid, PASS ": internal error: ping-pong takes fast unsplit tiles only");
@@ -775,6 +783,49 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
   }
 }
 
+// A wait on barrier %<index> of %bar for the phase of parity %<parity> (i1). With a wait
+// limit (GG_SM90_WAIT_LIMIT, a debugging aid), tries it at most that many times; a thread
+// that gives up prints `what`, its block, thread, barrier, parity and %gk (the role's K
+// tile count; -1 where the wait has none), and goes on. `p` prefixes the names.
+static void emit_wait(gg_text* t, const nvvm_kernel* k, const char* indent, const char* p,
+                      const char* index, const char* parity, const char* what, bool has_gk) {
+  if (!k->wait_limit) {
+    line(t, "%snvgpu.mbarrier.try_wait.parity %%bar[%s], %s, %%ticks : !bar", indent, index, parity);
+    return;
+  }
+  line(t, "%s%%%s_bp = nvgpu.mbarrier.get %%bar[%s] : !bar -> i32", indent, p, index);
+  line(t, "%s%%%s_ptr = llvm.inttoptr %%%s_bp : i32 to !llvm.ptr<3>", indent, p, p);
+  line(t, "%s%%%s_ph = arith.extui %s : i1 to i32", indent, p, parity);
+  line(t, "%s%%%s_zero = arith.constant 0 : i32", indent, p);
+  line(t, "%s%%%s_one = arith.constant 1 : i32", indent, p);
+  line(t, "%s%%%s_limit = arith.constant %ld : i32", indent, p, k->wait_limit);
+  line(t, "%s%%%s_true = arith.constant true", indent, p);
+  line(t, "%s%%%s_n = scf.while (%%%s_i = %%%s_zero) : (i32) -> i32 {", indent, p, p, p);
+  line(t, "%s  %%%s_ok = nvvm.mbarrier.try_wait %%%s_ptr, %%%s_ph : !llvm.ptr<3>, i32 -> i1", indent, p, p, p);
+  line(t, "%s  %%%s_i1 = arith.addi %%%s_i, %%%s_one : i32", indent, p, p, p);
+  line(t, "%s  %%%s_out = arith.cmpi uge, %%%s_i1, %%%s_limit : i32", indent, p, p, p);
+  line(t, "%s  %%%s_done = arith.ori %%%s_ok, %%%s_out : i1", indent, p, p, p);
+  line(t, "%s  %%%s_go = arith.xori %%%s_done, %%%s_true : i1", indent, p, p, p);
+  line(t, "%s  scf.condition(%%%s_go) %%%s_i1 : i32", indent, p, p);
+  line(t, "%s} do {", indent);
+  line(t, "%s^bb0(%%%s_j: i32):", indent, p);
+  line(t, "%s  scf.yield %%%s_j : i32", indent, p);
+  line(t, "%s}", indent);
+  line(t, "%s%%%s_stuck = arith.cmpi uge, %%%s_n, %%%s_limit : i32", indent, p, p, p);
+  line(t, "%sscf.if %%%s_stuck {", indent, p);
+  line(t, "%s  %%%s_block = gpu.block_id x", indent, p);
+  line(t, "%s  %%%s_b = arith.index_cast %%%s_block : index to i32", indent, p, p);
+  line(t, "%s  %%%s_t = arith.index_cast %%tid : index to i32", indent, p);
+  line(t, "%s  %%%s_x = arith.index_cast %s : index to i32", indent, p, index);
+  if (has_gk)
+    line(t, "%s  %%%s_k = arith.index_cast %%gk : index to i32", indent, p);
+  else
+    line(t, "%s  %%%s_k = arith.constant -1 : i32", indent, p);
+  line(t, "%s  gpu.printf \"gg: %s wait gave up: block %%d thread %%d barrier %%d parity %%d k tile %%d\\n\", "
+       "%%%s_b, %%%s_t, %%%s_x, %%%s_ph, %%%s_k : i32, i32, i32, i32, i32", indent, what, p, p, p, p, p);
+  line(t, "%s}", indent);
+}
+
 // %gk, the role's K tile %kt of this tile counted across the CTA's tiles (from %it0), and
 // its ring stage %s and round %r: the same for the producer and the consumers.
 static void emit_ring_slot(gg_text* t, const char* indent) {
@@ -826,7 +877,7 @@ static void emit_producer_k_loop(gg_text* t, const nvvm_kernel* k, const char* m
   line(t, "        %%r1i = arith.index_cast %%r1 : index to i64");
   line(t, "        %%pb = arith.trunci %%r1i : i64 to i1");
   line(t, "        %%se = arith.addi %%s, %%cS : index");
-  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%se], %%pb, %%ticks : !bar");
+  emit_wait(t, k, "        ", "wp", "%se", "%pb", "producer (empty)", true);
   line(t, "      }");
   line(t, "      %%so = arith.muli %%s, %%cStage : index");
   line(t, "      %%ao = arith.addi %%aoff, %%so : index");
@@ -886,7 +937,7 @@ static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const t
   emit_ring_slot(t, "      ");
   line(t, "      %%ri = arith.index_cast %%r : index to i64");
   line(t, "      %%ph = arith.trunci %%ri : i64 to i1");
-  line(t, "      nvgpu.mbarrier.try_wait.parity %%bar[%%s], %%ph, %%ticks : !bar");
+  emit_wait(t, k, "      ", "wc", "%s", "%ph", "consumer (full)", true);
   line(t, "      %%kk = arith.muli %%kt, %%c128 : index");
   line(t, "      %%k0 = arith.addi %%kstart, %%kk : index");
   line(t, "      %%so = arith.muli %%s, %%cStage : index");
@@ -1082,7 +1133,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
 // a warpgroup that started its tile's K loop while the other still had the previous
 // tile's last ring of stages to wait for would take a stage's fill two rounds back for
 // the one it waits for. The other cannot arrive twice before this one does once.
-static void emit_order_wait(gg_text* t) {
+static void emit_order_wait(gg_text* t, const nvvm_kernel* k) {
   line(t, "      %%o_prev = arith.cmpi uge, %%tno, %%c1 : index");
   line(t, "      scf.if %%o_prev {");
   line(t, "        %%o_t = arith.subi %%tno, %%c1 : index");
@@ -1091,7 +1142,7 @@ static void emit_order_wait(gg_text* t) {
   line(t, "        %%o_ph = arith.trunci %%o_ri : i64 to i1");
   line(t, "        %%o_other0 = arith.subi %%c1, %%cw : index");
   line(t, "        %%o_other = arith.addi %%o_base, %%o_other0 : index");
-  line(t, "        nvgpu.mbarrier.try_wait.parity %%bar[%%o_other], %%o_ph, %%ticks : !bar");
+  emit_wait(t, k, "        ", "wo", "%o_other", "%o_ph", "ping-pong (order)", false);
   line(t, "      }");
 }
 
@@ -1197,7 +1248,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
       // warpgroup does without them (the tensor cores bound a decode K tile).
       line(t, "    %%two_halves = arith.cmpi slt, %%c64, %%row_limit : index");
       line(t, "    scf.if %%mine {");
-      emit_order_wait(t);
+      emit_order_wait(t, k);
       line(t, "    scf.if %%two_halves {");
       for (int halves = 2; halves >= 1; --halves) {
         emit_consumer_k_loop(t, k, ops, args, NULL, "%acc_k", true, halves);

@@ -6,6 +6,8 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit tiles | %gg-opt -p "gg-to-nvvm" | FileCheck %s --check-prefix=WIDE
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit target | FileCheck %s --check-prefix=FAST
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=PINGPONG
+// RUN: env GG_SM90_WAIT_LIMIT=7 %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=WAITLIMIT
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=NOWAITLIMIT
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
 // RUN: %gg compile --op stacked --groups 1,300 --N 512 --K 512 --target sm_90a --accum fast --tile 256x256x128 --emit target | FileCheck %s --check-prefix=CLUSTER
 // RUN: not %gg compile --op stacked --groups 1,300 --N 512 --K 1024 --target sm_90a --tile 256x128x128 --split-k 2 2>&1 | FileCheck %s --check-prefix=CLUSTERSPLIT
@@ -398,3 +400,17 @@
 // CLUSTER-NEXT: nvvm.cluster.wait
 // CLUSTER-NEXT: gpu.return
 // CLUSTERSPLIT: split-K clusters are 128-row tiles'
+
+// A debugging aid for hangs: GG_SM90_WAIT_LIMIT bounds every mbarrier wait (the producer's
+// on empty stages, the consumers' on full ones, ping-pong's order waits), each then
+// printing what it waited for; without it the waits are nvgpu's unbounded ones, no printf.
+// WAITLIMIT-NOT: nvgpu.mbarrier.try_wait.parity
+// WAITLIMIT-DAG: arith.constant 7 : i32
+// WAITLIMIT-DAG: nvvm.mbarrier.try_wait %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32 -> i1
+// WAITLIMIT-DAG: gpu.printf "gg: producer (empty) wait gave up: block %d thread %d barrier %d parity %d k tile %d
+// WAITLIMIT-DAG: gpu.printf "gg: consumer (full) wait gave up
+// WAITLIMIT-DAG: gpu.printf "gg: ping-pong (order) wait gave up
+// WAITLIMIT-NOT: nvgpu.mbarrier.try_wait.parity
+// NOWAITLIMIT-NOT: gpu.printf
+// NOWAITLIMIT: nvgpu.mbarrier.try_wait.parity
+// NOWAITLIMIT-NOT: gpu.printf

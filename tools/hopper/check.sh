@@ -21,7 +21,9 @@
 #                                       now and then fails here instead of in a benchmark;
 #                                       GG_STRESS_TOOL=racecheck (or memcheck, synccheck)
 #                                       runs each under compute-sanitizer (with fewer
-#                                       replays: GG_STRESS_REPEAT=50).
+#                                       replays: GG_STRESS_REPEAT=50). Staged with
+#                                       GG_SM90_WAIT_LIMIT set, the kernels' waits give up
+#                                       and say which barrier they waited on.
 #   tools/hopper/check.sh all [DIR]     run and sanitize (over ten minutes: the device
 #                                       machine's limit per command is why they are two).
 # Each prints a table last and exits 1 if anything failed.
@@ -55,6 +57,9 @@ verdict() {
   line=$(echo "$out" | grep -E '^(PASS|FAIL)' | tail -n 1)
   [ -z "$line" ] && line=$(echo "$out" | grep -E 'error' | head -n 1)
   [ -z "$line" ] && [ "$code" = 124 ] && line="timed out after ${limit:-120} s (a hang?)"
+  # A bundle built with GG_SM90_WAIT_LIMIT (docs/nvidia.md, "Debugging a hang"): the first
+  # waits that gave up, on the log.
+  echo "$out" | grep -m 8 'wait gave up' >&2
   echo "$code ${line:-exit $code}"
 }
 
