@@ -39,6 +39,7 @@
 // The tensor maps come first among the kernel's arguments, as !llvm.ptr; gg-nvvm-abi
 // makes them 128-byte by-value grid constants once the kernel is in the LLVM dialect.
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,8 +130,16 @@ static bool kernel_of(MlirOperation grid, nvvm_kernel* k) {
   k->split_column_blocks = k->blockwise && k->desc.layout == GG_LAYOUT_N_OFFSETS;
   k->pingpong = gg_sm90_pingpong(&k->desc);
   const char* limit = getenv("GG_SM90_WAIT_LIMIT");
-  k->wait_limit = limit ? strtol(limit, NULL, 10) : 0;
-  if (k->wait_limit < 0 || k->wait_limit > 2000000000) k->wait_limit = 0;
+  k->wait_limit = 0;
+  if (limit && *limit) {
+    char* end;
+    k->wait_limit = strtol(limit, &end, 10);
+    if (*end || k->wait_limit < 0 || k->wait_limit > INT32_MAX) {
+      gg_emit_error(grid, PASS ": GG_SM90_WAIT_LIMIT takes a try count from 0 (off) to %d, not '%s'",
+                    INT32_MAX, limit);
+      return false;
+    }
+  }
   // The ping-pong consumer is written for fast, unsplit tiles (gg_sm90_pingpong's rule).
   if (k->pingpong && (!k->fast || k->split != 1)) {
     gg_emit_error(grid, PASS ": internal error: ping-pong takes fast unsplit tiles only");
@@ -800,19 +809,20 @@ static void emit_wait(gg_text* t, const nvvm_kernel* k, const char* indent, cons
   line(t, "%s%%%s_one = arith.constant 1 : i32", indent, p);
   line(t, "%s%%%s_limit = arith.constant %ld : i32", indent, p, k->wait_limit);
   line(t, "%s%%%s_true = arith.constant true", indent, p);
-  line(t, "%s%%%s_n = scf.while (%%%s_i = %%%s_zero) : (i32) -> i32 {", indent, p, p, p);
+  // Tries until one succeeds or the limit is reached; gave up: the last try failed.
+  line(t, "%s%%%s_w:2 = scf.while (%%%s_i = %%%s_zero) : (i32) -> (i32, i1) {", indent, p, p, p);
   line(t, "%s  %%%s_ok = nvvm.mbarrier.try_wait %%%s_ptr, %%%s_ph : !llvm.ptr<3>, i32 -> i1", indent, p, p, p);
   line(t, "%s  %%%s_i1 = arith.addi %%%s_i, %%%s_one : i32", indent, p, p, p);
   line(t, "%s  %%%s_out = arith.cmpi uge, %%%s_i1, %%%s_limit : i32", indent, p, p, p);
   line(t, "%s  %%%s_done = arith.ori %%%s_ok, %%%s_out : i1", indent, p, p, p);
   line(t, "%s  %%%s_go = arith.xori %%%s_done, %%%s_true : i1", indent, p, p, p);
-  line(t, "%s  scf.condition(%%%s_go) %%%s_i1 : i32", indent, p, p);
+  line(t, "%s  %%%s_failed = arith.xori %%%s_ok, %%%s_true : i1", indent, p, p, p);
+  line(t, "%s  scf.condition(%%%s_go) %%%s_i1, %%%s_failed : i32, i1", indent, p, p, p);
   line(t, "%s} do {", indent);
-  line(t, "%s^bb0(%%%s_j: i32):", indent, p);
+  line(t, "%s^bb0(%%%s_j: i32, %%%s_f: i1):", indent, p, p);
   line(t, "%s  scf.yield %%%s_j : i32", indent, p);
   line(t, "%s}", indent);
-  line(t, "%s%%%s_stuck = arith.cmpi uge, %%%s_n, %%%s_limit : i32", indent, p, p, p);
-  line(t, "%sscf.if %%%s_stuck {", indent, p);
+  line(t, "%sscf.if %%%s_w#1 {", indent, p);
   line(t, "%s  %%%s_block = gpu.block_id x", indent, p);
   line(t, "%s  %%%s_b = arith.index_cast %%%s_block : index to i32", indent, p, p);
   line(t, "%s  %%%s_t = arith.index_cast %%tid : index to i32", indent, p);
@@ -931,6 +941,15 @@ static void emit_producer(gg_text* t, const nvvm_kernel* k) {
   if (k->split > 1) emit_cluster_sync(t, "  ", 2);
 }
 
+// %<name>: the wgmma descriptor of the operand at shared-memory address %<addr>, the
+// 128-byte swizzle's constant bits (%dhi) with the address >> 4 in the low 14 bits.
+static void emit_smem_desc(gg_text* t, const char* name, const char* addr) {
+  line(t, "      %%%s_i = arith.index_cast %s : index to i64", name, addr);
+  line(t, "      %%%s_m = arith.andi %%%s_i, %%c3ffff : i64", name, name);
+  line(t, "      %%%s_s = arith.shrui %%%s_m, %%c4i : i64", name, name);
+  line(t, "      %%%s = arith.ori %%dhi, %%%s_s : i64", name, name);
+}
+
 // The start of the consumer's K tile %kt: its stage's full barrier waited on, and the
 // stage's wgmma descriptors %desc_a (%desc_a1, ping-pong's second half) and %desc_b.
 static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const tile_ops* ops) {
@@ -946,22 +965,11 @@ static void emit_consumer_k_tile_start(gg_text* t, const nvvm_kernel* k, const t
   line(t, "      %%stage_addr = arith.addi %%abase, %%so : index");
   // The warpgroup's 64 rows of the stage's A; in ping-pong all 128, in two halves.
   line(t, "      %%aaddr = arith.addi %%stage_addr, %s : index", k->pingpong ? "%c0" : "%cw_rows_bytes");
-  if (k->pingpong) {
-    line(t, "      %%aaddr1 = arith.addi %%stage_addr, %%c8192 : index");
-    line(t, "      %%aai1 = arith.index_cast %%aaddr1 : index to i64");
-    line(t, "      %%aam1 = arith.andi %%aai1, %%c3ffff : i64");
-    line(t, "      %%aas1 = arith.shrui %%aam1, %%c4i : i64");
-    line(t, "      %%desc_a1 = arith.ori %%dhi, %%aas1 : i64");
-  }
+  if (k->pingpong) line(t, "      %%aaddr1 = arith.addi %%stage_addr, %%c8192 : index");
   line(t, "      %%baddr = arith.addi %%stage_addr, %%cAB : index");
-  line(t, "      %%aai = arith.index_cast %%aaddr : index to i64");
-  line(t, "      %%bai = arith.index_cast %%baddr : index to i64");
-  line(t, "      %%aam = arith.andi %%aai, %%c3ffff : i64");
-  line(t, "      %%bam = arith.andi %%bai, %%c3ffff : i64");
-  line(t, "      %%aas = arith.shrui %%aam, %%c4i : i64");
-  line(t, "      %%bas = arith.shrui %%bam, %%c4i : i64");
-  line(t, "      %%desc_a = arith.ori %%dhi, %%aas : i64");
-  line(t, "      %%desc_b = arith.ori %%dhi, %%bas : i64");
+  emit_smem_desc(t, "desc_a", "%aaddr");
+  if (k->pingpong) emit_smem_desc(t, "desc_a1", "%aaddr1");
+  emit_smem_desc(t, "desc_b", "%baddr");
 }
 
 // Fast mode's K tile %kt: its wgmma on %acc_in (%acc_in1) giving %acc_out (%acc_out1), and

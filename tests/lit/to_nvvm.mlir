@@ -8,6 +8,7 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=PINGPONG
 // RUN: env GG_SM90_WAIT_LIMIT=7 %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=WAITLIMIT
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | FileCheck %s --check-prefix=NOWAITLIMIT
+// RUN: env GG_SM90_WAIT_LIMIT=7x not %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target 2>&1 | FileCheck %s --check-prefix=BADWAITLIMIT
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | FileCheck %s --check-prefix=SPLIT
 // RUN: %gg compile --op stacked --groups 1,300 --N 512 --K 512 --target sm_90a --accum fast --tile 256x256x128 --emit target | FileCheck %s --check-prefix=CLUSTER
 // RUN: not %gg compile --op stacked --groups 1,300 --N 512 --K 1024 --target sm_90a --tile 256x128x128 --split-k 2 2>&1 | FileCheck %s --check-prefix=CLUSTERSPLIT
@@ -414,3 +415,4 @@
 // NOWAITLIMIT-NOT: gpu.printf
 // NOWAITLIMIT: nvgpu.mbarrier.try_wait.parity
 // NOWAITLIMIT-NOT: gpu.printf
+// BADWAITLIMIT: GG_SM90_WAIT_LIMIT takes a try count from 0 (off) to 2147483647, not '7x'
