@@ -370,6 +370,17 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, int halves, const char*
   line(t, "      nvvm.wgmma.commit.group.sync.aligned");
 }
 
+// Every lane of the warp waits here for the others. Lane 0 arrives on a barrier for its
+// whole warp (a stage's release, ping-pong's order), so the warp's other lanes must have
+// passed their waits first. Nothing else keeps a warp's lanes together where no .aligned
+// instruction follows the wait (the idle warpgroup of a decode tile issues no wgmma): lane 0
+// alone could then drive the ring on, and lanes asleep in a full barrier's wait while it
+// completed twice saw their parity again and waited for ever, with lane 0 at the
+// epilogue's warp sync (a decode launch hung one time in tens, H100, 2026-12-05).
+static void emit_warp_converge(gg_text* t, const char* indent) {
+  line(t, "%snvvm.bar.warp.sync %%warp_all : i32", indent);
+}
+
 // The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
 // (`when` holds on those lanes). In a 256-row tile's cluster it arrives on the peer CTA's
 // barrier too (%mpeer, through distributed shared memory): the peer's producer multicasts
@@ -378,6 +389,7 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, int halves, const char*
 // completed): released at cluster scope (which also orders the warp's earlier global
 // stores) the kernels ran at 0.58-0.73 of the 128-row ones on the H200 (docs/performance.md).
 static void emit_release(gg_text* t, const nvvm_kernel* k, const char* when, const char* stage) {
+  emit_warp_converge(t, "      ");
   line(t, "      scf.if %s {", when);
   line(t, "        %%rel = arith.addi %s, %%cS : index", stage);
   line(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
@@ -1048,6 +1060,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     // Ping-pong: the K loop's last wait on a full barrier is past, so the other warpgroup's
     // next K loop may begin (emit_order_wait), while these wgmmas finish.
     if (k->pingpong) {
+      emit_warp_converge(t, "    ");
       line(t, "    scf.if %%lane0 {");
       line(t, "      %%o_mine = arith.addi %%o_base, %%cw : index");
       line(t, "      %%o_tok = nvgpu.mbarrier.arrive %%bar[%%o_mine] : !bar -> !nvgpu.mbarrier.token");
@@ -1180,6 +1193,7 @@ static void emit_tile(gg_text* t, const nvvm_kernel* k, const tile_ops* ops, con
   line(t, "  %%t128 = arith.remui %%tid, %%c128 : index");
   line(t, "  %%lane = arith.remui %%tid, %%c32 : index");
   line(t, "  %%lane0 = arith.cmpi eq, %%lane, %%c0 : index");
+  line(t, "  %%warp_all = arith.constant -1 : i32");
   line(t, "  %%is0 = arith.cmpi eq, %%tid, %%c0 : index");
   line(t, "  %%cw = arith.subi %%wg, %%c1 : index");
   // K tiles: from the 128-aligned tile holding k_lo to k_hi.

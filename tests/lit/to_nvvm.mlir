@@ -202,12 +202,17 @@
 // FAST: nvvm.wgmma.wait.group.sync.aligned 1
 // FAST: nvvm.wgmma.wait.group.sync.aligned 0
 // A consumer warpgroup whose 64 rows the tile does not reach (decode) runs a K loop that
-// waits for each stage and gives it back, with no wgmma.
+// waits for each stage and gives it back, with no wgmma; its lane 0 releases the stage for
+// the warp only once every lane has passed the wait (without the warp sync a decode launch
+// hung on an H100: lane 0 ran the ring on alone).
 // FAST: } else {
 // FAST-NOT: nvvm.wgmma.mma_async
 // FAST: nvgpu.mbarrier.try_wait.parity
 // FAST-NOT: nvvm.wgmma.mma_async
-// FAST: nvgpu.mbarrier.arrive
+// FAST: nvvm.bar.warp.sync %{{.*}} : i32
+// FAST-NEXT: scf.if
+// FAST-NEXT: arith.addi
+// FAST-NEXT: nvgpu.mbarrier.arrive
 // FAST-NOT: nvvm.wgmma.mma_async
 // FAST: arith.truncf %{{.*}} : f32 to bf16
 
@@ -278,6 +283,7 @@
 // PINGPONG: nvgpu.mbarrier.arrive
 // PINGPONG: scf.yield
 // PINGPONG-NEXT: }
+// PINGPONG-NEXT: nvvm.bar.warp.sync %{{.*}} : i32
 // PINGPONG-NEXT: scf.if
 // PINGPONG-NEXT: arith.addi %[[OBASE]], %[[CW]] : index
 // PINGPONG-NEXT: nvgpu.mbarrier.arrive
