@@ -370,19 +370,24 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, int halves, const char*
   line(t, "      nvvm.wgmma.commit.group.sync.aligned");
 }
 
-// Every lane of the warp waits here for the others. Lane 0 arrives on a barrier for its
-// whole warp (a stage's release, ping-pong's order), so the warp's other lanes must have
-// passed their waits first. Nothing else keeps a warp's lanes together where no .aligned
-// instruction follows the wait (the idle warpgroup of a decode tile issues no wgmma): lane 0
-// alone could then drive the ring on, and lanes asleep in a full barrier's wait while it
-// completed twice saw their parity again and waited for ever, with lane 0 at the
-// epilogue's warp sync (a decode launch hung one time in tens, H100, 2026-12-05).
+// Every lane of the warp waits here for the others; call it from warp-uniform control flow
+// only. Lane 0 arrives on a barrier for its whole warp (a stage's release, ping-pong's
+// order), so the warp's other lanes must have passed their waits first: a parity wait
+// cannot tell a phase from the one two later, and the ring keeps a waiter at most one
+// behind only because the stage's next fill needs its own warp's release. Where no
+// .aligned instruction (which ptxas makes the warp reach together) follows the wait, as in
+// the idle warpgroup of a decode tile (no wgmma), nothing else kept the lanes together:
+// lane 0 drove the ring on alone, and lanes left behind in a full barrier's wait (asleep:
+// try_wait's suspend hint widens the window) while it completed twice waited for ever,
+// lane 0 at the epilogue's warp sync (bench.py hung in 8 of 9 runs at N 8192 K 1024, 16
+// rows, on an H100, 2026-12-05; tests/lit/Inputs/lane_arrivals.awk checks every arrival).
 static void emit_warp_converge(gg_text* t, const char* indent) {
   line(t, "%snvvm.bar.warp.sync %%warp_all : i32", indent);
 }
 
 // The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
-// (`when` holds on those lanes). In a 256-row tile's cluster it arrives on the peer CTA's
+// (`when` holds on those lanes), after its warp's other lanes (emit_warp_converge; so it
+// is emitted in warp-uniform control flow, never under a lane's condition). In a 256-row tile's cluster it arrives on the peer CTA's
 // barrier too (%mpeer, through distributed shared memory): the peer's producer multicasts
 // its half of B into this CTA's stage, so it waits for both CTAs' consumers. The remote
 // arrival releases at CTA scope, as the local one does (the wgmma that read the stage has

@@ -18,6 +18,12 @@
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | FileCheck %s --check-prefix=NOKMASK
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=BLOCKWISE
 // RUN: %gg compile --op mm --ranks 3d2d --groups 1,130,253 --M 64 --K 512 --scaling blockwise --target sm_90a --emit target | FileCheck %s --check-prefix=SPLITBLOCK
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --tile 128x256x128 --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --accum fast --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --scaling blockwise --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
+// RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 1024 --target sm_90a --accum fast --split-k 2 --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
+// RUN: %gg compile --op stacked --groups 1,300 --N 512 --K 512 --target sm_90a --accum fast --tile 256x256x128 --emit target | awk -f %S/Inputs/lane_arrivals.awk | FileCheck %s --check-prefix=ARRIVALS
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit llvm-dialect | FileCheck %s --check-prefix=ABI
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target sm_90a --emit ptx | FileCheck %s --check-prefix=PTX
 // RUN: %gg compile --op stacked --groups 1,2 --N 256 --K 512 --target gfx950 --emit tiles | not %gg-opt -p "gg-to-nvvm" 2>&1 | FileCheck %s --check-prefix=WRONGTARGET
@@ -215,6 +221,10 @@
 // FAST-NEXT: nvgpu.mbarrier.arrive
 // FAST-NOT: nvvm.wgmma.mma_async
 // FAST: arith.truncf %{{.*}} : f32 to bf16
+
+// Every consumer arrival (128x256 with its idle warpgroup's loop, ping-pong, promoted,
+// blockwise, split-K, a 256-row cluster) is lane 0's for its warp, right after a warp sync.
+// ARRIVALS: {{^}}[[N:[1-9][0-9]*]] arrivals, [[N]] by one lane, 0 unguarded
 
 // Ping-pong (fast rowwise 128x128): each consumer warpgroup takes every other tile of the
 // CTA's walk (the parity of a tile count kept beside the K-tile count), whole: from its

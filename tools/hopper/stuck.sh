@@ -10,11 +10,14 @@
 # warpgroup, then the two consumers'). Lanes of one warp at different PCs are a warp that
 # came apart. A warp that has ended reads 'Invalid coordinates', and the instructions after
 # it repeat the previous warp's (cuda-gdb keeps its focus). Map an offset (kernel+N) to the SASS with tools/hopper/sass.sh here. Both
-# attaches detach again; the process is left as it was. Output also goes to OUT_DIR
+# attaches detach again; the process is left as it was (unless cuda-gdb runs past its
+# 150 s limit and is killed while attached). Where several kernels are running, the block
+# read is one of the kernel in cuda-gdb's focus. Output also goes to OUT_DIR
 # (default: the current folder) as stuck-threads.txt and stuck-warps.txt.
 set -u
 [ $# -ge 1 ] || { echo "usage: tools/hopper/stuck.sh PID [OUT_DIR]" >&2; exit 2; }
 pid=$1
+case "$pid" in '' | *[!0-9]*) echo "stuck.sh: PID must be a process id, not '$pid'" >&2; exit 2 ;; esac
 out=${2:-.}
 mkdir -p "$out"
 command -v cuda-gdb >/dev/null || { echo "stuck.sh: no cuda-gdb on this machine" >&2; exit 2; }
