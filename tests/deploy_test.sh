@@ -89,6 +89,10 @@ expect "gg-launch one problem" 0 "$P/bin/gg-launch" --bundle two.ggb --op stacke
 grep -q "^PASS" out || { cat out; fail "gg-launch one problem"; }
 expect "gg-launch, a kernel not bundled" 2 "$P/bin/gg-launch" --bundle two.ggb --op stacked --groups 3,3 --N 256 --K 256
 grep -q "gg bundle -o FILE" out || { cat out; fail "the miss's message"; }
+expect "gg-launch --replays on a host kernel" 2 "$P/bin/gg-launch" --bundle two.ggb --op stacked --groups 3,0,300 --N 256 --K 256 --replays 5
+grep -q "take sm_90a kernels, not host" out || { cat out; fail "--replays' target message"; }
+expect "gg-launch --replays 0" 2 "$P/bin/gg-launch" --bundle two.ggb --op stacked --groups 3,0,300 --N 256 --K 256 --replays 0
+grep -q "replay count from 1 to 100000" out || { cat out; fail "--replays' count message"; }
 head -c 1000 two.ggb >cut.ggb
 expect "gg-launch, a truncated bundle" 2 "$P/bin/gg-launch" --bundle cut.ggb --list
 grep -q "truncated" out || { cat out; fail "the truncation's message"; }

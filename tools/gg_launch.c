@@ -2,12 +2,16 @@
 // runtime alone (libgg_runtime: no LLVM, no MLIR). What runs on GPU machines.
 //
 //   gg-launch --bundle FILE [--bundle FILE ...] [gg run's descriptor flags]
-//             [--data exact|random] [--seed S] [--repeat N] [--graph]
+//             [--data exact|random] [--seed S] [--repeat N] [--graph] [--replays R]
 //   gg-launch --bundle FILE --list [--data ...] [--seed S] [--repeat N] [--graph]
+//             [--replays R]
 //
 // The first form runs one problem (the target defaults to the bundle's); --list runs every
 // kernel of the bundles with the flags it was bundled from. --graph (sm_90a) captures the
-// first launch into a CUDA graph and replays it for every launch. Each problem prints
+// first launch into a CUDA graph and replays it for every launch; --replays R (implies
+// --graph) replays it R times back to back for every launch, with no copy or wait between
+// them, as a framework's graph runs: each of the N launches copies the operands in (the
+// output poisoned), replays R times, and copies the output back. Each problem prints
 //   kernel=<name> m=<m> load_ms=<t> run_ms=<first> median_ms=<of N>
 //   PASS max_abs_err=<e> max_ulp=<u> elements=<n> checksum=<16 hex digits>
 // as `gg run` does. Exit codes are gg run's: 0 every problem passed, 1 a FAIL, 2 input
@@ -30,8 +34,9 @@ static void usage(FILE* out) {
   fprintf(out,
           "usage: gg-launch --bundle FILE [--bundle FILE ...] [descriptor flags as gg run]\n"
           "                 [--data exact|random] [--seed S] [--repeat N] [--graph]\n"
+          "                 [--replays R]\n"
           "       gg-launch --bundle FILE --list [--data exact|random] [--seed S] [--repeat N]\n"
-          "                 [--graph]\n");
+          "                 [--graph] [--replays R]\n");
 }
 
 // A missing kernel is refused input (exit 2) like a contract violation.
@@ -51,8 +56,8 @@ static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph
                            "(host, gfx942, gfx950 or sm_90a; without --target, the bundle's)",
                            f->target);
   if (graph && strcmp(f->target, "sm_90a") != 0)
-    return gg_flags_reject("--graph replays CUDA graphs: it takes sm_90a kernels, not %s",
-                           f->target);
+    return gg_flags_reject("--graph and --replays replay CUDA graphs: they take sm_90a "
+                           "kernels, not %s", f->target);
   gg_problem_spec spec = gg_flags_problem(f);
   gg_problem* problem;
   gg_status status = gg_problem_create(&spec, &problem);
@@ -117,7 +122,7 @@ int main(int argc, char** argv) {
   const char* bundles[MAX_BUNDLES];
   size_t bundle_count = 0;
   int list = 0, graph = 0, code = 0;
-  int64_t repeat = 1;
+  int64_t repeat = 1, replays = 0;
   gg_flags f;
   gg_flags_init(&f);
   for (int i = 1; i < argc && !code; ++i) {
@@ -128,17 +133,22 @@ int main(int argc, char** argv) {
       list = 1;
     } else if (!strcmp(argv[i], "--graph")) {
       graph = 1;
-    } else if (strcmp(argv[i], "--bundle") != 0 && strcmp(argv[i], "--repeat") != 0) {
+    } else if (strcmp(argv[i], "--bundle") != 0 && strcmp(argv[i], "--repeat") != 0 &&
+               strcmp(argv[i], "--replays") != 0) {
       code = gg_flags_reject("unknown flag '%s'", argv[i]);
     } else if (i + 1 >= argc) {
       code = gg_flags_reject("%s needs a value", argv[i]);
     } else if (!strcmp(argv[i], "--bundle")) {
       if (bundle_count == MAX_BUNDLES) code = gg_flags_reject("%s", "more than 64 bundles");
       else bundles[bundle_count++] = argv[++i];
+    } else if (!strcmp(argv[i], "--replays")) {
+      if (!gg_flags_number(argv[++i], 1, 100000, &replays))
+        code = gg_flags_reject("--replays takes a replay count from 1 to 100000, not '%s'", argv[i]);
     } else if (!gg_flags_number(argv[++i], 1, 1000000, &repeat)) {
       code = gg_flags_reject("--repeat takes a launch count from 1 to 1000000, not '%s'", argv[i]);
     }
   }
+  if (replays) graph = (int)replays;
   if (!code && bundle_count == 0) code = gg_flags_reject("%s", "--bundle FILE is required");
   if (!code && list && f.op >= 0)
     code = gg_flags_reject("%s", "--list runs the bundled kernels: it takes no descriptor flags");

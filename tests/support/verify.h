@@ -41,12 +41,12 @@ gg_status gg_verify_problem(const gg_problem* problem, gg_verify_launch_fn launc
 // A launch through the public API: kDLCPU tensors over the problem's buffers for a host
 // kernel; for an AMD kernel, the context's GPU memory, copied in and the output back.
 // sm_90a kernels run on CUDA device 0 with operands copied in and the output back; with
-// `graph` the first launch is captured into a CUDA graph on a stream of its own and every
-// launch replays it.
+// `graph` above 0 the first launch is captured into a CUDA graph on a stream of its own and
+// every launch replays it `graph` times back to back (one wait, after the last).
 typedef struct gg_verify_api {
   gg_context* context;
   gg_kernel* kernel;
-  int graph;
+  int graph;  // 0: launched directly; N: N replays of the captured graph a launch
   struct gg_verify_cuda* cuda;  // owned: gg_verify_api_free
 } gg_verify_api;
 gg_status gg_verify_api_launch(void* api, const gg_problem* problem, gg_check_result* result);

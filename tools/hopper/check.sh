@@ -15,13 +15,14 @@
 #   tools/hopper/check.sh sanitize [DIR]  there too: compute-sanitizer memcheck, racecheck
 #                                       and synccheck on a small set.
 #   tools/hopper/check.sh stress [DIR]  there too: each case of tools/hopper/stress.list
-#                                       replayed GG_STRESS_REPEAT times (default 2000) from a
-#                                       CUDA graph, random data, under a time limit
-#                                       (GG_STRESS_SECONDS, default 90): a kernel that hangs
-#                                       now and then fails here instead of in a benchmark;
-#                                       GG_STRESS_TOOL=racecheck (or memcheck, synccheck)
-#                                       runs each under compute-sanitizer (with fewer
-#                                       replays: GG_STRESS_REPEAT=50). Staged with
+#                                       launched GG_STRESS_REPEAT times (default 100), each
+#                                       launch GG_STRESS_REPLAYS (default 20) replays of a
+#                                       CUDA graph back to back, random data, under a time
+#                                       limit (GG_STRESS_SECONDS, default 90): a kernel that
+#                                       hangs now and then fails here instead of in a
+#                                       benchmark; GG_STRESS_TOOL=racecheck (or memcheck,
+#                                       synccheck) runs each under compute-sanitizer (with
+#                                       fewer: GG_STRESS_REPEAT=5 GG_STRESS_REPLAYS=2). Staged with
 #                                       GG_SM90_WAIT_LIMIT set, the kernels' waits give up
 #                                       and say which barrier they waited on.
 #   tools/hopper/check.sh all [DIR]     run and sanitize (over ten minutes: the device
@@ -155,18 +156,22 @@ sanitizers() {
 }
 
 # Every case of stress.list, one at a time (the GPU to itself), replayed from a CUDA graph
-# many times: a race that deadlocks one launch in a few hundred shows as a time-out.
+# many times: a race that deadlocks one launch in a few hundred shows as a time-out. Each
+# of GG_STRESS_REPEAT launches copies the operands in, replays the graph GG_STRESS_REPLAYS
+# times back to back (as a framework's graph runs, with no copy or wait between), and
+# checks the output.
 stress() {
   limit=${GG_STRESS_SECONDS:-90}
-  repeat=${GG_STRESS_REPEAT:-2000}
+  repeat=${GG_STRESS_REPEAT:-100}
+  replays=${GG_STRESS_REPLAYS:-20}
   n=0
   while IFS= read -r line; do
     case "$line" in '#'* | '') continue ;; esac
     n=$((n + 1))
     v=$(verdict ${GG_STRESS_TOOL:+compute-sanitizer --tool "$GG_STRESS_TOOL" --error-exitcode 9} \
-      "$D/gg-launch" --bundle "$D/cases.ggb" $line --target sm_90a --data random --seed $n --graph --repeat "$repeat")
+      "$D/gg-launch" --bundle "$D/cases.ggb" $line --target sm_90a --data random --seed $n --replays "$replays" --repeat "$repeat")
     [ "${v%% *}" = 0 ] || failed=1
-    echo "== stress $n${GG_STRESS_TOOL:+ ($GG_STRESS_TOOL)}: $line, $repeat graph replays: exit ${v%% *}, ${v#* }"
+    echo "== stress $n${GG_STRESS_TOOL:+ ($GG_STRESS_TOOL)}: $line, $repeat launches of $replays graph replays: exit ${v%% *}, ${v#* }"
     table="$table$(printf '| s%d | %-78s | %-28s | %-28s | %-28s |' $n "$line" "-" "-" "$(echo "exit ${v%% *}: ${v#* }" | cut -c1-28)")
 "
   done < "$D/stress.list"
