@@ -370,32 +370,34 @@ static void emit_wgmma(gg_text* t, const nvvm_kernel* k, int halves, const char*
   line(t, "      nvvm.wgmma.commit.group.sync.aligned");
 }
 
-// Every lane of the warp waits here for the others; call it from warp-uniform control flow
-// only. Lane 0 arrives on a barrier for its whole warp (a stage's release, ping-pong's
-// order), so the warp's other lanes must have passed their waits first: a parity wait
-// cannot tell a phase from the one two later, and the ring keeps a waiter at most one
-// behind only because the stage's next fill needs its own warp's release. Where no
-// .aligned instruction (which ptxas makes the warp reach together) follows the wait, as in
-// the idle warpgroup of a decode tile (no wgmma), nothing else kept the lanes together:
-// lane 0 drove the ring on alone, and lanes left behind in a full barrier's wait (asleep:
-// try_wait's suspend hint widens the window) while it completed twice waited for ever,
-// lane 0 at the epilogue's warp sync (bench.py hung in 8 of 9 runs at N 8192 K 1024, 16
-// rows, on an H100, 2026-12-05; tests/lit/Inputs/lane_arrivals.awk checks every arrival).
-static void emit_warp_converge(gg_text* t, const char* indent) {
+// Opens `scf.if <when> {` (true on lane 0 of each warp at most), the region where a lane
+// arrives on a barrier for its whole warp (a stage's release, ping-pong's order), after a
+// warp sync; call it from warp-uniform control flow only. The warp's other lanes must have
+// passed their waits before the arrival: a parity wait cannot tell a phase from the one
+// two later, and the ring keeps a waiter at most one behind only because the stage's next
+// fill needs its own warp's release. Where no .aligned instruction (which ptxas makes the
+// warp reach together) follows the wait, as in the idle warpgroup of a decode tile (no
+// wgmma), nothing else kept the lanes together: lane 0 drove the ring on alone, and lanes
+// left behind in a full barrier's wait (asleep: try_wait's suspend hint widens the window)
+// while it completed twice waited for ever, lane 0 at the epilogue's warp sync (bench.py
+// hung in 8 of 9 runs at N 8192 K 1024, 16 rows, on an H100, 2026-12-05;
+// tests/lit/Inputs/lane_arrivals.awk checks every arrival).
+static void emit_warp_arrival_if(gg_text* t, const char* indent, const char* when) {
   line(t, "%snvvm.bar.warp.sync %%warp_all : i32", indent);
+  line(t, "%sscf.if %s {", indent, when);
 }
 
 // The consumer's release of stage %<stage> to the producer: lane 0 of each warp arrives
-// (`when` holds on those lanes), after its warp's other lanes (emit_warp_converge; so it
-// is emitted in warp-uniform control flow, never under a lane's condition). In a 256-row tile's cluster it arrives on the peer CTA's
-// barrier too (%mpeer, through distributed shared memory): the peer's producer multicasts
-// its half of B into this CTA's stage, so it waits for both CTAs' consumers. The remote
+// (`when` holds on those lanes), after its warp's other lanes (emit_warp_arrival_if; so
+// it is emitted in warp-uniform control flow, never under a lane's condition). In a
+// 256-row tile's cluster it arrives on the peer CTA's barrier too (%mpeer, through
+// distributed shared memory): the peer's producer multicasts its half of B into this
+// CTA's stage, so it waits for both CTAs' consumers. The remote
 // arrival releases at CTA scope, as the local one does (the wgmma that read the stage has
 // completed): released at cluster scope (which also orders the warp's earlier global
 // stores) the kernels ran at 0.58-0.73 of the 128-row ones on the H200 (docs/performance.md).
 static void emit_release(gg_text* t, const nvvm_kernel* k, const char* when, const char* stage) {
-  emit_warp_converge(t, "      ");
-  line(t, "      scf.if %s {", when);
+  emit_warp_arrival_if(t, "      ", when);
   line(t, "        %%rel = arith.addi %s, %%cS : index", stage);
   line(t, "        %%tok = nvgpu.mbarrier.arrive %%bar[%%rel] : !bar -> !nvgpu.mbarrier.token");
   if (k->cluster_m > 1) {
@@ -1065,8 +1067,7 @@ static void emit_consumer_k_loop(gg_text* t, const nvvm_kernel* k, const tile_op
     // Ping-pong: the K loop's last wait on a full barrier is past, so the other warpgroup's
     // next K loop may begin (emit_order_wait), while these wgmmas finish.
     if (k->pingpong) {
-      emit_warp_converge(t, "    ");
-      line(t, "    scf.if %%lane0 {");
+      emit_warp_arrival_if(t, "    ", "%lane0");
       line(t, "      %%o_mine = arith.addi %%o_base, %%cw : index");
       line(t, "      %%o_tok = nvgpu.mbarrier.arrive %%bar[%%o_mine] : !bar -> !nvgpu.mbarrier.token");
       line(t, "    }");
