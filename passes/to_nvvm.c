@@ -771,6 +771,9 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
     line(t, "      %%pp%d = llvm.getelementptr %%mine[%d] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f32", i, i * 256);
     line(t, "      llvm.store %%pv%d, %%pp%d : f32, !llvm.ptr<3>", i, i);
   }
+  // The stages go back to this CTA's producer after the reduction, and its TMA (the async
+  // proxy) refills them: a proxy fence orders these generic stores before those writes.
+  line(t, "      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
   line(t, "    }");
   emit_cluster_sync(t, "    ", 1);
   line(t, "    %%acc_red = scf.if %%lead_live -> (%s) {", k->acc_type);

@@ -177,7 +177,11 @@
 // SPLIT: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // SPLIT: scf.if %[[PEER]] {
 // SPLIT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
-// SPLIT: nvvm.cluster.arrive
+// The producer's TMA refills those stages after the reduction: a proxy fence orders the
+// generic stores before it.
+// SPLIT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// SPLIT-NEXT: }
+// SPLIT-NEXT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
 // The first CTA adds the peers' sums one peer at a time, in rank order, in a loop kept
 // rolled (unrolled, ptxas spilled promoted 192-column tiles split in 4).
