@@ -4,7 +4,7 @@ inputs (issue 14; docs/performance.md gives the method and the results).
 
     python3 bench/gpu/bench.py DIR [--part main|ranks|all] [--out FILE] [--quick]
                                [--only fast|promoted] [--match KEY=VALUE]... [--limit N]
-                               [--config NAME=ACCUM[:MxNxK[/S]]]...
+                               [--config NAME=ACCUM[:MxNxK[/S]]]... [--staged-configs]
     python3 bench/gpu/bench.py DIR --tune CANDIDATES --tune-out TABLE [--match ...] [--quick]
 
 DIR holds what bench/gpu/stage.sh staged (libgg_runtime.so, bench.ggb). For every case of
@@ -319,6 +319,9 @@ def main():
     p.add_argument("--config", action="append", default=[], metavar="NAME=ACCUM[:MxNxK[/S]]",
                    help="time these gg configurations (S: split-K) instead of fast, fast128 and "
                         "promoted; the bundle must hold them (stage.sh DIR CONFIG...); repeatable")
+    p.add_argument("--staged-configs", action="store_true",
+                   help="time every configuration stage.sh DIR CONFIG... bundled into DIR "
+                        "(DIR/configs.list), with any --config")
     p.add_argument("--tune", metavar="CANDIDATES",
                    help="autotune (docs/tuning.md): time every candidate of gg tune --candidates "
                         "for the DeepSeek cases (stage_tune.sh), fast mode, and write the fastest "
@@ -339,6 +342,11 @@ def main():
     args = p.parse_args()
     if args.tune:
         return tune_main(args)
+    if args.staged_configs:
+        try:
+            args.config += grid.staged_configs(args.dir)
+        except ValueError as e:
+            p.error(str(e))
     configs = dict(grid.parse_config(c) for c in args.config) or None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)

@@ -1,6 +1,8 @@
 """The benchmark grid of bench/gpu (issue 14), shared by the bundle list made here and the
 run on the GPU machine, so both see the same problems. Pure Python, no torch."""
 
+import os
+
 # (model, N, K): the expert GEMMs of each model (G = 8 experts unless a case says).
 SHAPES = [
     ("DeepSeek-V3", 4096, 7168),
@@ -95,6 +97,27 @@ def parse_config(text):
     if not name or accum not in ("fast", "promoted"):
         raise ValueError(f"a configuration is NAME=fast|promoted[:MxNxK[/S]], got {text!r}")
     return name, (accum, tile or None)
+
+
+STAGED = "configs.list"
+
+
+def staged_configs(directory):
+    """The configurations `stage.sh DIR CONFIG...` bundled into DIR (DIR/configs.list, one
+    NAME=ACCUM[:TILE] a line), as --config texts: bench.py --staged-configs times them all,
+    so a run cannot name other configurations than the bundle holds."""
+    path = os.path.join(directory, STAGED)
+    try:
+        with open(path) as f:
+            lines = [line.strip() for line in f if line.strip()]
+    except FileNotFoundError:
+        lines = []
+    if not lines:
+        raise ValueError(f"{directory} holds no staged configurations ({STAGED}): stage them "
+                         "with bench/gpu/stage.sh DIR NAME=ACCUM[:MxNxK[/S]]...")
+    for line in lines:
+        parse_config(line)  # a malformed line fails here, before any case runs
+    return lines
 
 
 def split_tile(tile):

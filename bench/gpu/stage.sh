@@ -3,7 +3,8 @@
 # library (no LLVM, no MLIR) and one sm_90a bundle of every kernel the grid takes, with the
 # scripts, into DIR (default out/bench-gpu, git-ignored). Then, on the GPU machine, with DIR
 # carried:  python3 DIR/bench.py DIR [--part main|ranks|all] [--out FILE]
-# Configurations beyond the defaults (NAME=ACCUM:MxNxK[/S], bench.py --config) follow DIR.
+# Configurations beyond the defaults (NAME=ACCUM:MxNxK[/S], bench.py --config) follow DIR;
+# DIR/configs.list keeps them, and bench.py --staged-configs times them all.
 set -eu
 D=${1:-out/bench-gpu}
 [ $# -gt 0 ] && shift
@@ -13,5 +14,8 @@ rm -f "$D/libgg_runtime.so"
 cp bazel-bin/sdk/libgg_runtime.so "$D/libgg_runtime.so"
 cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/profile.sh bench/gpu/tune.py "$D/"
 python3 bench/gpu/cases.py all "$@" > "$D/kernels.list"
+# The configurations named, for bench.py --staged-configs (none: no list).
+rm -f "$D/configs.list"
+[ $# -eq 0 ] || printf '%s\n' "$@" > "$D/configs.list"
 bazel-bin/tools/gg bundle --target sm_90a --list "$D/kernels.list" -o "$D/bench.ggb" --threads 2
 ls -la "$D"
