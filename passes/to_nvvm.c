@@ -798,6 +798,9 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
     line(t, "        %%rr%d = llvm.insertvalue %%rs%d, %%rr%d[%d] : %s", i + 1, i, i, i, k->acc_type);
   line(t, "        scf.yield %%rr%d : %s", k->acc_count, k->acc_type);
   line(t, "      } {llvm.loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>}");
+  // The peers' TMA refills the stages these generic loads read once the second barrier
+  // frees them: the reader's proxy fence orders the reads before those writes.
+  line(t, "      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cluster>}");
   line(t, "      scf.yield %%red_sum : %s", k->acc_type);
   line(t, "    } else {");
   line(t, "      scf.yield %s : %s", acc, k->acc_type);

@@ -193,6 +193,10 @@
 // SPLIT: llvm.extractvalue %[[SUM]][0]
 // SPLIT: arith.addf
 // SPLIT: } {llvm.loop_annotation = #loop_annotation}
+// The peers' TMA refills the stages it read once the second barrier frees them: the
+// reader's proxy fence (over the cluster's shared memory) orders its reads before that.
+// SPLIT-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cluster>}
+// SPLIT-NEXT: scf.yield
 // SPLIT: nvvm.cluster.arrive
 // SPLIT-NEXT: nvvm.cluster.wait
 // SPLIT: nvgpu.mbarrier.arrive
