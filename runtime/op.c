@@ -185,7 +185,8 @@ static int sm90_split_plan(const gg_op_desc* in, int64_t m, int64_t* ctas) {
 // with the K tile's fixed cost, and the split's reduction. The rounds overstate a last
 // round that is part empty: its CTAs share the DRAM among fewer and stream faster (an
 // H100 sweep, docs/performance.md 2026-12-05: N 13312 K 16384, 416 tiles, split in 2 for
-// 90 % of the SMs busy against 79 % ran within 2 % of unsplit, where this predicts 10 %).
+// 90 % of the SMs busy against 79 % ran within 2 % of unsplit, where this predicts 9 %
+// less time). No choice rests on that: splits are planned within one round.
 static int64_t sm90_stream_cost(const gg_op_desc* in, int64_t m) {
   gg_op_desc d = gg_op_desc_with_defaults(in);
   int64_t clusters = gg_sm90_planned_clusters(d.tile.split_k);

@@ -320,8 +320,8 @@ def main():
                    help="time these gg configurations (S: split-K) instead of fast, fast128 and "
                         "promoted; the bundle must hold them (stage.sh DIR CONFIG...); repeatable")
     p.add_argument("--staged-configs", action="store_true",
-                   help="time every configuration stage.sh DIR CONFIG... bundled into DIR "
-                        "(DIR/configs.list), with any --config")
+                   help="time the configurations named to stage.sh DIR CONFIG... (DIR/configs.list) "
+                        "instead of the defaults, with any --config of other names")
     p.add_argument("--tune", metavar="CANDIDATES",
                    help="autotune (docs/tuning.md): time every candidate of gg tune --candidates "
                         "for the DeepSeek cases (stage_tune.sh), fast mode, and write the fastest "
@@ -340,13 +340,20 @@ def main():
                    help="time the default and the two fastest candidates again this many rounds, "
                         "in turn, and decide on the medians (0: decide on the first pass)")
     args = p.parse_args()
+    if args.tune and args.staged_configs:
+        p.error("--tune times its candidates list, not the staged configurations")
     if args.tune:
         return tune_main(args)
     if args.staged_configs:
         try:
-            args.config += grid.staged_configs(args.dir)
+            staged = grid.staged_configs(args.dir)
         except ValueError as e:
             p.error(str(e))
+        named = {c.partition("=")[0] for c in args.config}
+        twice = sorted(named & {c.partition("=")[0] for c in staged})
+        if twice:
+            p.error(f"--config names {', '.join(twice)}, which DIR/configs.list names too")
+        args.config += staged
     configs = dict(grid.parse_config(c) for c in args.config) or None
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)

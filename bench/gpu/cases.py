@@ -115,8 +115,12 @@ def staged_configs(directory):
     if not lines:
         raise ValueError(f"{directory} holds no staged configurations ({STAGED}): stage them "
                          "with bench/gpu/stage.sh DIR NAME=ACCUM[:MxNxK[/S]]...")
-    for line in lines:
-        parse_config(line)  # a malformed line fails here, before any case runs
+    for line in lines:  # a malformed line fails here, before any case runs
+        _, (_, tile) = parse_config(line)
+        dims, split_k = split_tile(tile) if tile else ("1x1x1", 1)
+        parts = dims.split("x")
+        if len(parts) != 3 or not all(p.isdigit() for p in parts) or split_k < 1:
+            raise ValueError(f"a staged configuration's tile is MxNxK[/S], got {line!r}")
     return lines
 
 

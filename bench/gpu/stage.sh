@@ -10,12 +10,12 @@ D=${1:-out/bench-gpu}
 [ $# -gt 0 ] && shift
 bazel build -c opt //sdk:libgg_runtime.so //tools:gg
 mkdir -p "$D"
-rm -f "$D/libgg_runtime.so"
+# A failed staging leaves no bundle or list of an earlier one behind.
+rm -f "$D/libgg_runtime.so" "$D/bench.ggb" "$D/configs.list"
 cp bazel-bin/sdk/libgg_runtime.so "$D/libgg_runtime.so"
 cp bench/gpu/bench.py bench/gpu/cases.py bench/gpu/ggrt.py bench/gpu/profile.sh bench/gpu/tune.py "$D/"
 python3 bench/gpu/cases.py all "$@" > "$D/kernels.list"
-# The configurations named, for bench.py --staged-configs (none: no list).
-rm -f "$D/configs.list"
-[ $# -eq 0 ] || printf '%s\n' "$@" > "$D/configs.list"
 bazel-bin/tools/gg bundle --target sm_90a --list "$D/kernels.list" -o "$D/bench.ggb" --threads 2
+# The configurations named, once the bundle holds them, for bench.py --staged-configs.
+[ $# -eq 0 ] || printf '%s\n' "$@" > "$D/configs.list"
 ls -la "$D"

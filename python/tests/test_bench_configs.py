@@ -51,3 +51,10 @@ def test_the_bundle_list_holds_the_staged_configurations_kernels(tmp_path):
                          capture_output=True, text=True, check=True).stdout.splitlines()
     plain = [l for l in out if "--N 4096 --K 7168" in l and "2d3d" in l and "128x256x128" in l]
     assert any("--split-k 2" in l for l in plain), plain
+
+
+def test_a_malformed_tile_is_refused_before_the_run(tmp_path):
+    for bad in ("w=fast:128x256x128/x", "w=fast:128x256", "w=fast:128xAx128/2", "w=fast:128x256x128/0"):
+        write(tmp_path, bad + "\n")
+        with pytest.raises(ValueError):
+            cases.staged_configs(str(tmp_path))
