@@ -9,9 +9,11 @@ set -eu
 D=${1:-out/python-cuda}
 bazel build -c opt //sdk:libgg_runtime.so //tools:gg //python/tests:libgg_pyref.so
 BIN=$(bazel info -c opt bazel-bin)
-rm -rf "$D/python" "$D/examples"
-mkdir -p "$D/python/gg/lib" "$D/examples"
+rm -rf "$D/python" "$D/examples" "$D/bench"
+mkdir -p "$D/python/gg/lib" "$D/examples" "$D/bench/gpu"
 cp -r python/gg python/tests "$D/python/"
+# The tests of the benchmark's scripts import them from ../../bench/gpu.
+cp bench/gpu/*.py "$D/bench/gpu/"
 rm -rf "$D/python/gg/__pycache__" "$D/python/tests/__pycache__"
 cp "$BIN/sdk/libgg_runtime.so" "$D/python/gg/lib/"
 cp "$BIN/python/tests/libgg_pyref.so" "$D/"
