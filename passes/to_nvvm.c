@@ -301,6 +301,14 @@ static void emit_guarded_load(gg_text* t, const char* name, const char* ok, cons
   line(t, "  }");
 }
 
+// A fence between this thread's generic accesses to shared memory before it and the
+// async proxy's after it (TMA writes, wgmma reads): `space` is cta, or cluster where the
+// accesses reached other CTAs' shared memory through distributed shared memory.
+static void emit_async_proxy_fence(gg_text* t, const char* indent, const char* space) {
+  line(t, "%snvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+          "#nvvm.shared_space<%s>}", indent, space);
+}
+
 // The K columns of the A tile of stage %s outside [k_lo, k_hi) become zero: each consumer
 // warpgroup clears the rows its wgmma read (its own 64, or in ping-pong the tile's 128),
 // 4 16-byte chunks per thread for 64 rows, then makes the writes visible to the async
@@ -340,7 +348,7 @@ static void emit_k_mask(gg_text* t, const nvvm_kernel* k) {
   line(t, "          %%new = arith.select %%in, %%old, %%zero16 : vector<16xi1>, vector<16xi8>");
   line(t, "          vector.store %%new, %%dyn[%%off] : memref<%lldxi8, " WORKGROUP ">, vector<16xi8>", k->smem);
   line(t, "        }");
-  line(t, "        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+  emit_async_proxy_fence(t, "        ", "cta");
   line(t, "        nvvm.barrier id = %%wg_barrier number_of_threads = %%c128_i32");
   line(t, "      }");
 }
@@ -773,7 +781,7 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
   }
   // The stages go back to this CTA's producer after the reduction, and its TMA (the async
   // proxy) refills them: a proxy fence orders these generic stores before those writes.
-  line(t, "      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}");
+  emit_async_proxy_fence(t, "      ", "cta");
   line(t, "    }");
   emit_cluster_sync(t, "    ", 1);
   line(t, "    %%acc_red = scf.if %%lead_live -> (%s) {", k->acc_type);
@@ -800,7 +808,7 @@ static void emit_split_reduce(gg_text* t, const nvvm_kernel* k, const char* acc)
   line(t, "      } {llvm.loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>}");
   // The peers' TMA refills the stages these generic loads read once the second barrier
   // frees them: the reader's proxy fence orders the reads before those writes.
-  line(t, "      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cluster>}");
+  emit_async_proxy_fence(t, "      ", "cluster");
   line(t, "      scf.yield %%red_sum : %s", k->acc_type);
   line(t, "    } else {");
   line(t, "      scf.yield %s : %s", acc, k->acc_type);
