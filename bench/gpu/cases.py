@@ -94,7 +94,7 @@ def parse_config(text):
     command line (bench.py --config, cases.py's own), as a CONFIGS entry."""
     name, _, value = text.partition("=")
     accum, _, tile = value.partition(":")
-    if not name or accum not in ("fast", "promoted"):
+    if not name or accum not in ("fast", "promoted") or (tile and not is_tile(tile)):
         raise ValueError(f"a configuration is NAME=fast|promoted[:MxNxK[/S]], got {text!r}")
     return name, (accum, tile or None)
 
@@ -115,13 +115,17 @@ def staged_configs(directory):
     if not lines:
         raise ValueError(f"{directory} holds no staged configurations ({STAGED}): stage them "
                          "with bench/gpu/stage.sh DIR NAME=ACCUM[:MxNxK[/S]]...")
-    for line in lines:  # a malformed line fails here, before any case runs
-        _, (_, tile) = parse_config(line)
-        dims, split_k = split_tile(tile) if tile else ("1x1x1", 1)
-        parts = dims.split("x")
-        if len(parts) != 3 or not all(p.isdigit() for p in parts) or split_k < 1:
-            raise ValueError(f"a staged configuration's tile is MxNxK[/S], got {line!r}")
+    for line in lines:
+        parse_config(line)  # a malformed line fails here, before any case runs
     return lines
+
+
+def is_tile(tile):
+    """Whether a configuration's tile text has the form MxNxK or MxNxK/S (S >= 1)."""
+    dims, _, split = tile.partition("/")
+    parts = dims.split("x")
+    return (len(parts) == 3 and all(p.isdigit() for p in parts) and
+            (not split or (split.isdigit() and int(split) >= 1)))
 
 
 def split_tile(tile):
