@@ -77,7 +77,7 @@ static int launch(gg_context* context, const gg_op_desc* desc, double* ms) {
   gg_kernel* kernel = NULL;
   status = gg_kernel_get(context, &p->desc, &kernel);
   double get_ms = gg_now_ms() - start;
-  gg_verify_api api = {context, kernel, 0, NULL};
+  gg_verify_api api = {.context = context, .kernel = kernel};
   gg_check_result r = {0};
   if (!status) status = gg_verify_problem(p, gg_verify_api_launch, &api, 1, 0, &r);
   gg_problem_destroy(p);

@@ -84,7 +84,7 @@ LineRun RunLine(gg_context* context, const std::string& line, uint64_t seed = 7)
   gg_status status = gg_problem_create(&spec, &problem);
   gg_kernel* kernel = nullptr;
   if (!status) status = gg_kernel_get(context, &problem->desc, &kernel);
-  gg_verify_api api = {context, kernel, 0, NULL};
+  gg_verify_api api = {context, kernel, 0, NULL, 0};
   if (!status) status = gg_verify_problem(problem, gg_verify_api_launch, &api, 1, 1, &run.result);
   if (status) run.error = Take(status);
   else run.output.assign(run.result.output, run.result.output + run.result.output_count);

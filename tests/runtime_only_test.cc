@@ -64,7 +64,7 @@ TEST(RuntimeOnly, LaunchesEveryBundledKernelAgainstTheReference) {
       ASSERT_EQ(gg_problem_create(&spec, &p), GG_OK);
       gg_kernel* kernel = nullptr;
       ASSERT_EQ(Take(gg_kernel_get(context, &p->desc, &kernel)), "ok");
-      gg_verify_api api = {context, kernel, 0, NULL};
+      gg_verify_api api = {context, kernel, 0, NULL, 0};
       gg_check_result r = {};
       ASSERT_EQ(Take(gg_verify_problem(p, gg_verify_api_launch, &api, 2, 0, &r)), "ok");
       EXPECT_TRUE(r.passed) << "mismatches " << r.compare.mismatches;

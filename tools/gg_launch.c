@@ -3,15 +3,18 @@
 //
 //   gg-launch --bundle FILE [--bundle FILE ...] [gg run's descriptor flags]
 //             [--data exact|random] [--seed S] [--repeat N] [--graph] [--replays R]
+//             [--out-offset B]
 //   gg-launch --bundle FILE --list [--data ...] [--seed S] [--repeat N] [--graph]
-//             [--replays R]
+//             [--replays R] [--out-offset B]
 //
 // The first form runs one problem (the target defaults to the bundle's); --list runs every
 // kernel of the bundles with the flags it was bundled from. --graph (sm_90a) captures the
 // first launch into a CUDA graph and replays it for every launch; --replays R (implies
 // --graph) replays it R times back to back for every launch, with no copy or wait between
 // them, as a framework's graph runs: each of the N launches copies the operands in (the
-// output poisoned), replays R times, and copies the output back. Each problem prints
+// output poisoned), replays R times, and copies the output back. --out-offset B (sm_90a;
+// 2 to 14, even) puts the output B bytes past a 16-byte boundary, where TMA cannot store
+// it: the kernels' stores through their threads alone. Each problem prints
 //   kernel=<name> m=<m> load_ms=<t> run_ms=<first> median_ms=<of N>
 //   PASS max_abs_err=<e> max_ulp=<u> elements=<n> checksum=<16 hex digits>
 // as `gg run` does. Exit codes are gg run's: 0 every problem passed, 1 a FAIL, 2 input
@@ -34,9 +37,9 @@ static void usage(FILE* out) {
   fprintf(out,
           "usage: gg-launch --bundle FILE [--bundle FILE ...] [descriptor flags as gg run]\n"
           "                 [--data exact|random] [--seed S] [--repeat N] [--graph]\n"
-          "                 [--replays R]\n"
+          "                 [--replays R] [--out-offset B]\n"
           "       gg-launch --bundle FILE --list [--data exact|random] [--seed S] [--repeat N]\n"
-          "                 [--graph] [--replays R]\n");
+          "                 [--graph] [--replays R] [--out-offset B]\n");
 }
 
 // A missing kernel is refused input (exit 2) like a contract violation.
@@ -50,7 +53,8 @@ static int exit_of(gg_status status) {
 }
 
 // One problem: the kernel from the context's bundles, launched `repeat` times, checked.
-static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph) {
+static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph,
+                   int out_offset) {
   if (!strcmp(f->target, "sim") || !strcmp(f->target, "hsa"))
     return gg_flags_reject("--target %s: gg-launch runs the bundle's kernels on their target "
                            "(host, gfx942, gfx950 or sm_90a; without --target, the bundle's)",
@@ -58,6 +62,8 @@ static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph
   if (graph && strcmp(f->target, "sm_90a") != 0)
     return gg_flags_reject("--graph and --replays replay CUDA graphs: they take sm_90a "
                            "kernels, not %s", f->target);
+  if (out_offset && strcmp(f->target, "sm_90a") != 0)
+    return gg_flags_reject("--out-offset takes sm_90a kernels, not %s", f->target);
   gg_problem_spec spec = gg_flags_problem(f);
   gg_problem* problem;
   gg_status status = gg_problem_create(&spec, &problem);
@@ -68,7 +74,7 @@ static int run_one(gg_context* context, const gg_flags* f, int repeat, int graph
   gg_kernel* kernel = NULL;
   status = gg_kernel_get(context, &problem->desc, &kernel);
   r.compile_ms = gg_now_ms() - start;
-  gg_verify_api api = {context, kernel, graph, NULL};
+  gg_verify_api api = {.context = context, .kernel = kernel, .graph = graph, .out_offset = out_offset};
   if (!status) status = gg_verify_problem(problem, gg_verify_api_launch, &api, repeat, 0, &r);
   gg_verify_api_free(&api);
   gg_problem_destroy(problem);
@@ -89,7 +95,8 @@ static int worse(int a, int b) {
 }
 
 // Every kernel of the bundles, with the flags it was bundled from.
-static int run_list(gg_context* context, const gg_flags* overrides, int repeat, int graph) {
+static int run_list(gg_context* context, const gg_flags* overrides, int repeat, int graph,
+                    int out_offset) {
   size_t count = gg_context_bundle_kernel_count(context);
   int code = GG_EXIT_PASS;
   for (size_t i = 0; i < count; ++i) {
@@ -106,7 +113,7 @@ static int run_list(gg_context* context, const gg_flags* overrides, int repeat, 
     if (!one) {
       f.data = overrides->data;
       f.seed = overrides->seed;
-      one = run_one(context, &f, repeat, graph);
+      one = run_one(context, &f, repeat, graph, out_offset);
     }
     gg_flags_free(&f);
     code = worse(code, one);
@@ -122,7 +129,7 @@ int main(int argc, char** argv) {
   const char* bundles[MAX_BUNDLES];
   size_t bundle_count = 0;
   int list = 0, graph = 0, code = 0;
-  int64_t repeat = 1, replays = 0;
+  int64_t repeat = 1, replays = 0, out_offset = 0;
   gg_flags f;
   gg_flags_init(&f);
   for (int i = 1; i < argc && !code; ++i) {
@@ -134,13 +141,17 @@ int main(int argc, char** argv) {
     } else if (!strcmp(argv[i], "--graph")) {
       graph = 1;
     } else if (strcmp(argv[i], "--bundle") != 0 && strcmp(argv[i], "--repeat") != 0 &&
-               strcmp(argv[i], "--replays") != 0) {
+               strcmp(argv[i], "--replays") != 0 && strcmp(argv[i], "--out-offset") != 0) {
       code = gg_flags_reject("unknown flag '%s'", argv[i]);
     } else if (i + 1 >= argc) {
       code = gg_flags_reject("%s needs a value", argv[i]);
     } else if (!strcmp(argv[i], "--bundle")) {
       if (bundle_count == MAX_BUNDLES) code = gg_flags_reject("%s", "more than 64 bundles");
       else bundles[bundle_count++] = argv[++i];
+    } else if (!strcmp(argv[i], "--out-offset")) {
+      if (!gg_flags_number(argv[++i], 2, 14, &out_offset) || out_offset % 2)
+        code = gg_flags_reject("--out-offset takes an even byte count from 2 to 14, not '%s'",
+                               argv[i]);
     } else if (!strcmp(argv[i], "--replays")) {
       if (!gg_flags_number(argv[++i], 1, 100000, &replays))
         code = gg_flags_reject("--replays takes a replay count from 1 to 100000, not '%s'", argv[i]);
@@ -175,14 +186,14 @@ int main(int argc, char** argv) {
           gg_context_bundle_kernel_count(context), bundle_count, bundle_count == 1 ? "" : "s",
           gg_now_ms() - start);
   if (list) {
-    code = run_list(context, &f, (int)repeat, graph);
+    code = run_list(context, &f, (int)repeat, graph, (int)out_offset);
   } else {
     if (!f.target_given) {  // the bundles' target
       gg_bundle_kernel_info info;
       if (!gg_context_bundle_kernel(context, 0, &info)) f.target = gg_target_name(info.desc.target);
     }
     code = gg_flags_finish(&f);
-    if (!code) code = run_one(context, &f, (int)repeat, graph);
+    if (!code) code = run_one(context, &f, (int)repeat, graph, (int)out_offset);
   }
   gg_context_destroy(context);
   gg_flags_free(&f);

@@ -122,7 +122,7 @@ static int tune_one(gg_context* context, const gg_flags* f, int threads, int rep
       statuses[i] = GG_OK;
       continue;
     }
-    broken_launch b = {{context, kernels[i], 0, NULL}, gg_tune_breaks(label)};
+    broken_launch b = {{.context = context, .kernel = kernels[i]}, gg_tune_breaks(label)};
     gg_check_result r;
     memset(&r, 0, sizeof r);
     // Checked once before it is timed: a wrong kernel is never timed, so it never wins.

@@ -86,7 +86,7 @@ static gg_status kernel_run(void* user, const gg_problem* p, gg_check_result* re
   if (k->backend == GG_CHECK_HOST)
     return gg_host_kernel_run(k->host, p->buffers, p->m, p->zeroing);
   if (k->backend == GG_CHECK_API || k->backend == GG_CHECK_GPU) {
-    gg_verify_api api = {k->api, k->api_kernel, 0, NULL};
+    gg_verify_api api = {.context = k->api, .kernel = k->api_kernel};
     gg_status status = gg_verify_api_launch(&api, p, result);
     gg_verify_api_free(&api);
     return status;

@@ -99,8 +99,11 @@ static gg_status cuda_setup(gg_verify_api* api, const gg_problem* p) {
   if (!c) return gg_status_make(GG_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   api->cuda = c;
   GG_RETURN_IF_ERROR(gg_cuda_device_open(0, &c->device));
-  for (int i = 0; i < GG_OPERAND_COUNT; ++i)
-    if (p->buffers[i]) GG_RETURN_IF_ERROR(gg_cuda_alloc(c->device, p->bytes[i], &c->buffers[i]));
+  for (int i = 0; i < GG_OPERAND_COUNT; ++i) {
+    size_t extra = i == GG_OPERAND_OUT ? (size_t)api->out_offset : 0;
+    if (p->buffers[i])
+      GG_RETURN_IF_ERROR(gg_cuda_alloc(c->device, p->bytes[i] + extra, &c->buffers[i]));
+  }
   return api->graph ? gg_cuda_stream_create(c->device, &c->stream) : GG_OK;
 }
 
@@ -109,11 +112,14 @@ static gg_status cuda_setup(gg_verify_api* api, const gg_problem* p) {
 static gg_status cuda_launch(gg_verify_api* api, const gg_problem* p) {
   if (!api->cuda) GG_RETURN_IF_ERROR(cuda_setup(api, p));
   struct gg_verify_cuda* c = api->cuda;
+  void* buffers[GG_OPERAND_COUNT];
+  memcpy(buffers, c->buffers, sizeof buffers);
+  if (buffers[GG_OPERAND_OUT]) buffers[GG_OPERAND_OUT] = (char*)buffers[GG_OPERAND_OUT] + api->out_offset;
   for (int i = 0; i < GG_OPERAND_COUNT; ++i)
     if (p->buffers[i])
-      GG_RETURN_IF_ERROR(gg_cuda_copy_to_device(c->device, c->buffers[i], p->buffers[i], p->bytes[i]));
+      GG_RETURN_IF_ERROR(gg_cuda_copy_to_device(c->device, buffers[i], p->buffers[i], p->bytes[i]));
   gg_dl_operands operands;
-  gg_dl_wrap(p, c->buffers, (DLDevice){kDLCUDA, 0}, &operands);
+  gg_dl_wrap(p, buffers, (DLDevice){kDLCUDA, 0}, &operands);
   if (!api->graph) {
     GG_RETURN_IF_ERROR(gg_kernel_launch(api->context, api->kernel, operands.pointers, p->zeroing));
   } else {
@@ -133,7 +139,7 @@ static gg_status cuda_launch(gg_verify_api* api, const gg_problem* p) {
       GG_RETURN_IF_ERROR(gg_cuda_graph_launch(c->device, c->graph, c->stream));
     GG_RETURN_IF_ERROR(gg_cuda_stream_synchronize(c->device, c->stream));
   }
-  return gg_cuda_copy_to_host(c->device, p->buffers[GG_OPERAND_OUT], c->buffers[GG_OPERAND_OUT],
+  return gg_cuda_copy_to_host(c->device, p->buffers[GG_OPERAND_OUT], buffers[GG_OPERAND_OUT],
                               p->bytes[GG_OPERAND_OUT]);
 }
 

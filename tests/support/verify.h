@@ -43,11 +43,14 @@ gg_status gg_verify_problem(const gg_problem* problem, gg_verify_launch_fn launc
 // sm_90a kernels run on CUDA device 0 with operands copied in and the output back; with
 // `graph` above 0 the first launch is captured into a CUDA graph on a stream of its own and
 // every launch replays it `graph` times back to back (one wait, after the last).
+// With `out_offset` (sm_90a, an even count of bytes below 16) the output starts that many
+// bytes past its allocation's 16-byte aligned start: a base TMA cannot address.
 typedef struct gg_verify_api {
   gg_context* context;
   gg_kernel* kernel;
   int graph;  // 0: launched directly; N: N replays of the captured graph a launch
   struct gg_verify_cuda* cuda;  // owned: gg_verify_api_free
+  int out_offset;
 } gg_verify_api;
 gg_status gg_verify_api_launch(void* api, const gg_problem* problem, gg_check_result* result);
 void gg_verify_api_free(gg_verify_api* api);
