@@ -69,7 +69,7 @@ verdict() {
 # $T/fail.N when a run failed. Cases run GG_CHECK_JOBS at a time (default 6), so that one
 # case's GPU work overlaps another's C reference, which is most of a case's time (it
 # spreads its rows over the machine's cores). The odd cases' random run puts the output 2
-# bytes past a 16-byte boundary (random+2 in the report), where TMA cannot store it: the
+# bytes past a 16-byte boundary ("random (out+2)" in the report), where TMA cannot store it: the
 # kernels store through their threads alone.
 check_case() {
   n=$1
